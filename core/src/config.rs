@@ -1,0 +1,238 @@
+//! Strategies from a name plus parameters: the one configuration text shared by the CLI, the C
+//! API and every binding.
+//!
+//! JSON form: `{"strategy": "consistent_hash", "params": {"virtual_node_count": 10}}`. Names are
+//! the config names below or the Java `getName()` values (`AVG`, `CONSISTENT_HASH`, ...).
+//! Missing or null `params` means "all defaults"; unknown parameter keys are ignored so that a
+//! newer config still loads in an older client.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::queue::MessageQueue;
+use crate::strategy::{
+    AveragelyByCircle, Averagely, ByConfig, ByMachineRoom, ConsistentHash, MachineRoomNearby, SeparatorResolver, Strategy,
+};
+
+/// Every name a strategy answers to, for error messages.
+pub const KNOWN_NAMES: &str = "averagely (AVG), circle (AVG_BY_CIRCLE), consistent_hash (CONSISTENT_HASH), \
+machine_room_nearby (MACHINE_ROOM_NEARBY), by_machine_room (MACHINE_ROOM), by_config (CONFIG)";
+
+/// A strategy and its parameters, as plain data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StrategyConfig {
+    Averagely,
+    Circle,
+    ConsistentHash {
+        virtual_node_count: i64,
+    },
+    /// Rooms come from a [`SeparatorResolver`]; other resolvers are built in code.
+    MachineRoomNearby {
+        inner: Box<StrategyConfig>,
+        broker_room_sep: String,
+        consumer_room_sep: String,
+    },
+    ByMachineRoom {
+        consume_idcs: Option<Vec<String>>,
+    },
+    ByConfig {
+        config: Option<Vec<MessageQueue>>,
+    },
+}
+
+#[derive(Deserialize)]
+struct ConsistentHashParams {
+    virtual_node_count: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct NearbyParams {
+    inner: Option<String>,
+    #[serde(default)]
+    inner_params: Value,
+    broker_room_sep: Option<String>,
+    consumer_room_sep: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ByMachineRoomParams {
+    consume_idcs: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+struct ByConfigParams {
+    config: Option<Vec<MessageQueue>>,
+}
+
+impl StrategyConfig {
+    /// Parses a strategy name and its parameters (`Value::Null` for none).
+    pub fn from_name(name: &str, params: &Value) -> Result<Self> {
+        Ok(match name {
+            "averagely" | "AVG" => StrategyConfig::Averagely,
+            "circle" | "AVG_BY_CIRCLE" => StrategyConfig::Circle,
+            "consistent_hash" | "CONSISTENT_HASH" => {
+                let p: ConsistentHashParams = parse_params(name, params)?;
+                StrategyConfig::ConsistentHash { virtual_node_count: p.virtual_node_count.unwrap_or(10) }
+            }
+            "machine_room_nearby" | "MACHINE_ROOM_NEARBY" => {
+                let p: NearbyParams = parse_params(name, params)?;
+                let inner = p.inner.ok_or_else(|| invalid(name, "missing `inner`: the strategy used inside each room"))?;
+                StrategyConfig::MachineRoomNearby {
+                    inner: Box::new(StrategyConfig::from_name(&inner, &p.inner_params)?),
+                    broker_room_sep: p.broker_room_sep.unwrap_or_else(|| SeparatorResolver::DEFAULT_BROKER_SEPARATOR.into()),
+                    consumer_room_sep: p.consumer_room_sep.unwrap_or_else(|| SeparatorResolver::DEFAULT_CONSUMER_SEPARATOR.into()),
+                }
+            }
+            "by_machine_room" | "MACHINE_ROOM" => {
+                let p: ByMachineRoomParams = parse_params(name, params)?;
+                StrategyConfig::ByMachineRoom { consume_idcs: p.consume_idcs }
+            }
+            "by_config" | "CONFIG" => {
+                let p: ByConfigParams = parse_params(name, params)?;
+                StrategyConfig::ByConfig { config: p.config }
+            }
+            _ => return Err(Error::UnknownStrategy { name: name.to_owned(), known: KNOWN_NAMES }),
+        })
+    }
+
+    /// Parses the JSON form `{"strategy": ..., "params": {...}}`.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let value: Value = serde_json::from_str(text).map_err(|e| invalid("<config>", &e.to_string()))?;
+        Self::from_value(&value)
+    }
+
+    pub fn from_value(value: &Value) -> Result<Self> {
+        let name = value
+            .get("strategy")
+            .and_then(Value::as_str)
+            .ok_or_else(|| invalid("<config>", "expected an object with a string field `strategy`"))?;
+        Self::from_name(name, value.get("params").unwrap_or(&Value::Null))
+    }
+
+    /// The config name (`consistent_hash`, ...).
+    pub fn config_name(&self) -> &'static str {
+        match self {
+            StrategyConfig::Averagely => "averagely",
+            StrategyConfig::Circle => "circle",
+            StrategyConfig::ConsistentHash { .. } => "consistent_hash",
+            StrategyConfig::MachineRoomNearby { .. } => "machine_room_nearby",
+            StrategyConfig::ByMachineRoom { .. } => "by_machine_room",
+            StrategyConfig::ByConfig { .. } => "by_config",
+        }
+    }
+
+    /// The parameters as JSON, in the form [`StrategyConfig::from_name`] reads.
+    pub fn params(&self) -> Value {
+        match self {
+            StrategyConfig::Averagely | StrategyConfig::Circle => json!({}),
+            StrategyConfig::ConsistentHash { virtual_node_count } => json!({ "virtual_node_count": virtual_node_count }),
+            StrategyConfig::MachineRoomNearby { inner, broker_room_sep, consumer_room_sep } => json!({
+                "inner": inner.config_name(),
+                "inner_params": inner.params(),
+                "broker_room_sep": broker_room_sep,
+                "consumer_room_sep": consumer_room_sep,
+            }),
+            StrategyConfig::ByMachineRoom { consume_idcs } => json!({ "consume_idcs": consume_idcs }),
+            StrategyConfig::ByConfig { config } => json!({ "config": config }),
+        }
+    }
+
+    pub fn to_value(&self) -> Value {
+        json!({ "strategy": self.config_name(), "params": self.params() })
+    }
+
+    /// Builds the strategy. Fails where Java's constructor throws (a negative virtual node count).
+    pub fn build(&self) -> Result<Arc<dyn Strategy>> {
+        Ok(match self {
+            StrategyConfig::Averagely => Arc::new(Averagely),
+            StrategyConfig::Circle => Arc::new(AveragelyByCircle),
+            StrategyConfig::ConsistentHash { virtual_node_count } => Arc::new(ConsistentHash::new(*virtual_node_count)?),
+            StrategyConfig::MachineRoomNearby { inner, broker_room_sep, consumer_room_sep } => Arc::new(MachineRoomNearby::new(
+                inner.build()?,
+                Arc::new(SeparatorResolver::new(broker_room_sep.as_str(), consumer_room_sep.as_str())?),
+            )),
+            StrategyConfig::ByMachineRoom { consume_idcs } => {
+                Arc::new(ByMachineRoom::new(consume_idcs.as_ref().map(|v| v.iter().cloned().collect::<HashSet<_>>())))
+            }
+            StrategyConfig::ByConfig { config } => Arc::new(ByConfig::new(config.clone())),
+        })
+    }
+}
+
+/// Builds a strategy from a name and JSON parameters in one step.
+pub fn strategy_from_config(name: &str, params: &Value) -> Result<Arc<dyn Strategy>> {
+    StrategyConfig::from_name(name, params)?.build()
+}
+
+fn parse_params<T: DeserializeOwned>(strategy: &str, params: &Value) -> Result<T> {
+    let params = if params.is_null() { json!({}) } else { params.clone() };
+    if !params.is_object() {
+        return Err(invalid(strategy, &format!("params must be a JSON object, not {params}")));
+    }
+    serde_json::from_value(params).map_err(|e| invalid(strategy, &e.to_string()))
+}
+
+fn invalid(strategy: &str, reason: &str) -> Error {
+    Error::InvalidParameters { strategy: strategy.to_owned(), reason: reason.to_owned() }
+}
+
+impl Serialize for StrategyConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for StrategyConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        StrategyConfig::from_value(&value).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_through_json() {
+        let text = r#"{"strategy":"machine_room_nearby","params":{"inner":"consistent_hash","inner_params":{"virtual_node_count":3}}}"#;
+        let config = StrategyConfig::from_json(text).unwrap();
+        assert_eq!(StrategyConfig::from_value(&config.to_value()).unwrap(), config);
+        assert_eq!(config.build().unwrap().name(), "MACHINE_ROOM_NEARBY-CONSISTENT_HASH");
+    }
+
+    #[test]
+    fn java_names_are_accepted() {
+        for (java, config) in [("AVG", "averagely"), ("AVG_BY_CIRCLE", "circle"), ("CONFIG", "by_config"), ("MACHINE_ROOM", "by_machine_room")] {
+            assert_eq!(StrategyConfig::from_name(java, &Value::Null).unwrap().config_name(), config);
+        }
+    }
+
+    #[test]
+    fn unknown_name_lists_the_known_ones() {
+        let err = StrategyConfig::from_name("avg", &Value::Null).unwrap_err();
+        assert!(matches!(err, Error::UnknownStrategy { .. }));
+        assert!(err.to_string().contains("averagely (AVG)"), "{err}");
+    }
+
+    #[test]
+    fn bad_parameter_says_which() {
+        let err = StrategyConfig::from_name("consistent_hash", &json!({"virtual_node_count": "ten"})).unwrap_err();
+        assert!(err.to_string().contains("virtual_node_count"), "{err}");
+        let err = StrategyConfig::from_name("consistent_hash", &json!([1])).unwrap_err();
+        assert!(err.to_string().contains("must be a JSON object"), "{err}");
+        let err = StrategyConfig::from_name("machine_room_nearby", &json!({})).unwrap_err();
+        assert!(err.to_string().contains("inner"), "{err}");
+    }
+
+    #[test]
+    fn negative_virtual_nodes_fail_at_build_like_java() {
+        let config = StrategyConfig::from_name("consistent_hash", &json!({"virtual_node_count": -3})).unwrap();
+        assert_eq!(config.build().unwrap_err().to_string(), "illegal virtualNodeCnt :-3");
+    }
+}

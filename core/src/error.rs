@@ -1,0 +1,70 @@
+//! The one error type of the library. Every binding maps it once (C result codes, Python
+//! exceptions, Java exceptions); [`Error::java_exception`] names the exception the Java client
+//! throws for the same input, so conformance can be checked class for class.
+
+use crate::queue::MessageQueue;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The current client id is missing or empty (Java: `IllegalArgumentException`).
+    #[error("currentCID is empty")]
+    EmptyCurrentId,
+    /// The queue list is missing or empty (Java: `IllegalArgumentException`).
+    #[error("mqAll is null or mqAll empty")]
+    EmptyQueueList,
+    /// The client-id list is missing or empty (Java: `IllegalArgumentException`).
+    #[error("cidAll is null or cidAll empty")]
+    EmptyClientIdList,
+    /// A negative consistent-hash virtual node count (Java throws at construction).
+    #[error("illegal virtualNodeCnt :{0}")]
+    IllegalVirtualNodeCount(i64),
+    /// The machine-room resolver gave no room (None or "") for a queue.
+    #[error("Machine room is null for mq {0}")]
+    NoMachineRoomForQueue(MessageQueue),
+    /// The machine-room resolver gave no room (None or "") for a client id.
+    #[error("Machine room is null for consumer id {0}")]
+    NoMachineRoomForConsumer(String),
+    /// MACHINE_ROOM without an idc set met a broker name of the form `idc@name`
+    /// (Java: `NullPointerException` on `consumeridcs.contains`).
+    #[error("consumeridcs is null")]
+    ConsumeIdcsUnset,
+    /// An inner strategy of MACHINE_ROOM_NEARBY returned Java's null (Java: `NullPointerException`
+    /// from `addAll(null)`).
+    #[error("inner strategy {0} returned null")]
+    InnerResultNull(String),
+    /// CONFIG has no queue list configured: Java returns null. Bindings turn this into their null
+    /// (`None`, `null`, a NULL list) rather than an exception; it is an error in Rust only because
+    /// Rust has no null list.
+    #[error("no message queue list is configured")]
+    NoConfiguredQueues,
+    /// A strategy name that no strategy answers to.
+    #[error("unknown strategy {name:?}; known: {known}")]
+    UnknownStrategy { name: String, known: &'static str },
+    /// A parameter of a strategy configuration is missing, of the wrong type or out of range.
+    #[error("invalid parameters for strategy {strategy}: {reason}")]
+    InvalidParameters { strategy: String, reason: String },
+    /// A callback supplied by the caller (a machine-room resolver, an engine host) failed; the
+    /// text is its own message.
+    #[error("callback failed: {0}")]
+    Callback(String),
+    /// An input larger than the library is willing to process (where Java would run out of memory
+    /// or time).
+    #[error("input too large: {0}")]
+    TooLarge(String),
+}
+
+impl Error {
+    /// The simple name of the exception the Java client throws for the same input.
+    /// Errors Java has no counterpart for (configuration errors) are `IllegalArgumentException`,
+    /// which is what a Java user would expect for bad arguments.
+    pub fn java_exception(&self) -> &'static str {
+        match self {
+            Error::ConsumeIdcsUnset | Error::InnerResultNull(_) => "NullPointerException",
+            Error::Callback(_) => "RuntimeException",
+            _ => "IllegalArgumentException",
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! AVG: `AllocateMessageQueueAveragely`, contiguous blocks, the first `n % m` members one larger.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use super::{check, check_group, distinct_in_order, Allocation, Strategy};
+use crate::error::Result;
+use crate::group::{GroupAllocation, MemberShare};
+use crate::queue::MessageQueue;
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Averagely;
+
+/// The block of positions for the member at index `idx` of `m`, over `n` queues, computed as Java
+/// does (including its `n <= m` special case, where a member past the end gets nothing).
+pub(crate) fn block(n: usize, m: usize, idx: usize) -> Range<usize> {
+    let (n, m, idx) = (n as i64, m as i64, idx as i64);
+    let rem = n % m;
+    let bigger = rem > 0 && idx < rem;
+    let avg = if n <= m { 1 } else if bigger { n / m + 1 } else { n / m };
+    let start = if bigger { idx * avg } else { idx * avg + rem };
+    let len = avg.min(n - start).max(0);
+    // start <= n + m and len >= 0, so both fit in usize.
+    let start = start.min(n) as usize;
+    start..start + len as usize
+}
+
+impl Strategy for Averagely {
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Borrowed("AVG")
+    }
+
+    fn allocate_positions(&self, _group: &str, current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Allocation> {
+        let Some(idx) = check(current_id, mq_all, cid_all)? else {
+            return Ok(Allocation::Positions(Vec::new()));
+        };
+        Ok(Allocation::Positions(block(mq_all.len(), cid_all.len(), idx).collect()))
+    }
+
+    /// One pass: each distinct member's block from its first index; positions of later duplicates
+    /// are owned by nobody, exactly as per-member Java calls would leave them.
+    fn allocate_group(&self, _group: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<GroupAllocation> {
+        check_group(mq_all, cid_all)?;
+        let (n, m) = (mq_all.len(), cid_all.len());
+        let members = first_indices(cid_all)
+            .map(|(idx, id)| MemberShare {
+                client_id: id.to_owned(),
+                allocation: Allocation::Positions(block(n, m, idx).collect()),
+            })
+            .collect();
+        Ok(GroupAllocation { members })
+    }
+}
+
+/// `(first index, id)` for each distinct id, in order of first appearance.
+pub(crate) fn first_indices(cid_all: &[String]) -> impl Iterator<Item = (usize, &str)> {
+    let distinct = distinct_in_order(cid_all);
+    let mut firsts = Vec::with_capacity(distinct.len());
+    let mut next = 0;
+    for (i, id) in cid_all.iter().enumerate() {
+        if next < distinct.len() && distinct[next] == id {
+            firsts.push((i, id.as_str()));
+            next += 1;
+        }
+    }
+    firsts.into_iter()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Blocks worked out by hand from Java's formula: 10 queues over 3 members -> 4, 3, 3.
+    #[test]
+    fn ten_over_three() {
+        assert_eq!(block(10, 3, 0), 0..4);
+        assert_eq!(block(10, 3, 1), 4..7);
+        assert_eq!(block(10, 3, 2), 7..10);
+    }
+
+    /// 2 queues over 5 members: the first two get one each, the rest nothing.
+    #[test]
+    fn fewer_queues_than_members() {
+        assert_eq!(block(2, 5, 0), 0..1);
+        assert_eq!(block(2, 5, 1), 1..2);
+        assert!(block(2, 5, 2).is_empty());
+        assert!(block(2, 5, 4).is_empty());
+    }
+}

@@ -1,0 +1,109 @@
+//! MACHINE_ROOM: `AllocateMessageQueueByMachineRoom`. Only queues of brokers named `idc@name`
+//! whose idc is in the consumer's idc set are shared, in blocks plus a dealt remainder.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use super::averagely::first_indices;
+use super::{check, check_group, Allocation, Strategy};
+use crate::error::{Error, Result};
+use crate::group::{GroupAllocation, MemberShare};
+use crate::queue::MessageQueue;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ByMachineRoom {
+    /// `consumeridcs`; `None` is Java's unset (null) set.
+    consume_idcs: Option<HashSet<String>>,
+}
+
+impl ByMachineRoom {
+    pub fn new(consume_idcs: Option<HashSet<String>>) -> Self {
+        ByMachineRoom { consume_idcs }
+    }
+
+    pub fn consume_idcs(&self) -> Option<&HashSet<String>> {
+        self.consume_idcs.as_ref()
+    }
+
+    /// Positions of the queues this strategy shares out, in input order.
+    fn eligible(&self, mq_all: &[MessageQueue]) -> Result<Vec<usize>> {
+        let mut kept = Vec::new();
+        for (i, mq) in mq_all.iter().enumerate() {
+            let parts = java_split(&mq.broker_name, '@');
+            if parts.len() != 2 {
+                continue;
+            }
+            let idcs = self.consume_idcs.as_ref().ok_or(Error::ConsumeIdcsUnset)?;
+            if idcs.contains(parts[0]) {
+                kept.push(i);
+            }
+        }
+        Ok(kept)
+    }
+}
+
+/// Java's `String.split` with a one-character literal separator and limit 0: no separator gives
+/// the whole string; otherwise the parts minus trailing empty ones (`"a@b@"` -> 2 parts,
+/// `"@b"` -> `["", "b"]`, `"@"` -> no parts at all).
+pub(crate) fn java_split(s: &str, separator: char) -> Vec<&str> {
+    if !s.contains(separator) {
+        return vec![s];
+    }
+    let mut parts: Vec<&str> = s.split(separator).collect();
+    while parts.last() == Some(&"") {
+        parts.pop();
+    }
+    parts
+}
+
+fn share(kept: &[usize], m: usize, idx: usize) -> Vec<usize> {
+    let (q, r) = (kept.len() / m, kept.len() % m);
+    let mut out: Vec<usize> = kept[q * idx..q * idx + q].to_vec();
+    if idx < r {
+        out.push(kept[idx + q * m]);
+    }
+    out
+}
+
+impl Strategy for ByMachineRoom {
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Borrowed("MACHINE_ROOM")
+    }
+
+    fn allocate_positions(&self, _group: &str, current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Allocation> {
+        let Some(idx) = check(current_id, mq_all, cid_all)? else {
+            return Ok(Allocation::Positions(Vec::new()));
+        };
+        let kept = self.eligible(mq_all)?;
+        Ok(Allocation::Positions(share(&kept, cid_all.len(), idx)))
+    }
+
+    fn allocate_group(&self, _group: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<GroupAllocation> {
+        check_group(mq_all, cid_all)?;
+        if cid_all.is_empty() {
+            return Ok(GroupAllocation { members: Vec::new() });
+        }
+        let kept = self.eligible(mq_all)?;
+        let members = first_indices(cid_all)
+            .map(|(idx, id)| MemberShare { client_id: id.to_owned(), allocation: Allocation::Positions(share(&kept, cid_all.len(), idx)) })
+            .collect();
+        Ok(GroupAllocation { members })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::java_split;
+
+    /// Expected values from the Java documentation of `String.split(regex)` (limit 0).
+    #[test]
+    fn split_like_java() {
+        assert_eq!(java_split("a@b", '@'), ["a", "b"]);
+        assert_eq!(java_split("a@b@", '@'), ["a", "b"]);
+        assert_eq!(java_split("@b", '@'), ["", "b"]);
+        assert!(java_split("@", '@').is_empty());
+        assert!(java_split("@@", '@').is_empty());
+        assert_eq!(java_split("", '@'), [""]);
+        assert_eq!(java_split("a@@b", '@'), ["a", "", "b"]);
+    }
+}

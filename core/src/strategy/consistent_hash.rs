@@ -1,0 +1,236 @@
+//! CONSISTENT_HASH: `AllocateMessageQueueConsistentHash` with its default MD5 ring.
+//!
+//! The ring is rebuilt exactly as `ConsistentHashRouter` builds it, overwrites and all (see
+//! [`Ring::build`]). Building it costs `ids x virtual nodes` MD5 digests, so the last ring is
+//! kept and reused while the id list is unchanged: a rebalance round asks for the same ids every
+//! 20 s, and the whole-group view asks once per member otherwise.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use md5::{Digest, Md5};
+
+use super::{check, check_group, distinct_in_order, Allocation, Strategy};
+use crate::error::{Error, Result};
+use crate::group::{GroupAllocation, MemberShare};
+use crate::queue::MessageQueue;
+
+/// Java's default: 10 virtual nodes per client id.
+pub const DEFAULT_VIRTUAL_NODES: u32 = 10;
+
+/// The most ring entries (ids x virtual nodes) we build. Java would spend minutes and gigabytes
+/// well before this; we answer with [`Error::TooLarge`] instead.
+pub const MAX_RING_ENTRIES: u64 = 1 << 24;
+
+#[derive(Debug)]
+pub struct ConsistentHash {
+    virtual_nodes: u32,
+    last_ring: Mutex<Option<Arc<Ring>>>,
+}
+
+impl Default for ConsistentHash {
+    fn default() -> Self {
+        ConsistentHash { virtual_nodes: DEFAULT_VIRTUAL_NODES, last_ring: Mutex::new(None) }
+    }
+}
+
+impl ConsistentHash {
+    /// Java's constructor: a negative count is an error; 0 gives an empty ring (nobody gets
+    /// anything, no error).
+    pub fn new(virtual_nodes: i64) -> Result<Self> {
+        if virtual_nodes < 0 {
+            return Err(Error::IllegalVirtualNodeCount(virtual_nodes));
+        }
+        let virtual_nodes = u32::try_from(virtual_nodes)
+            .ok()
+            .filter(|&v| i32::try_from(v).is_ok())
+            .ok_or_else(|| Error::InvalidParameters {
+                strategy: "CONSISTENT_HASH".into(),
+                reason: format!("virtual_node_count {virtual_nodes} does not fit Java's int"),
+            })?;
+        Ok(ConsistentHash { virtual_nodes, last_ring: Mutex::new(None) })
+    }
+
+    pub fn virtual_nodes(&self) -> u32 {
+        self.virtual_nodes
+    }
+
+    fn ring_for(&self, cid_all: &[String]) -> Result<Arc<Ring>> {
+        // A poisoned cache only means another thread panicked mid-update; the Option is still
+        // either a complete ring or None, so use it.
+        let mut cached = self.last_ring.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(ring) = cached.as_ref().filter(|r| r.ids == cid_all) {
+            return Ok(Arc::clone(ring));
+        }
+        let ring = Arc::new(Ring::build(cid_all, self.virtual_nodes)?);
+        *cached = Some(Arc::clone(&ring));
+        Ok(ring)
+    }
+
+    /// Routes every queue: `owner[i]` is the index (into `ring.members`) of the owner of
+    /// `mq_all[i]`, or None on an empty ring.
+    fn route_all<'a>(ring: &'a Ring, mq_all: &'a [MessageQueue]) -> impl Iterator<Item = Option<u32>> + 'a {
+        let mut hasher = Md5::new();
+        let mut key = String::with_capacity(96);
+        mq_all.iter().map(move |mq| {
+            if ring.points.is_empty() {
+                return None;
+            }
+            mq.write_java_string(&mut key);
+            Some(ring.route(hash_key(&mut hasher, &key)))
+        })
+    }
+}
+
+/// The sorted ring: `points[k] = (hash, member)`, where `member` indexes `members`.
+#[derive(Debug)]
+struct Ring {
+    /// The id list the ring was built from (the cache key).
+    ids: Vec<String>,
+    /// Distinct ids in order of first appearance.
+    members: Vec<String>,
+    points: Vec<(u32, u32)>,
+}
+
+impl Ring {
+    /// `ConsistentHashRouter`'s constructor: for each id in list order, `existing` = how many ring
+    /// entries the id owns now (a duplicated id gets further virtual nodes), then put
+    /// `id + "-" + (existing + k)` for k in 0..count. A colliding hash overwrites the earlier
+    /// owner (`TreeMap.put`), which also lowers that owner's `existing` count.
+    fn build(cid_all: &[String], virtual_nodes: u32) -> Result<Ring> {
+        let entries = cid_all.len() as u64 * u64::from(virtual_nodes);
+        if entries > MAX_RING_ENTRIES {
+            return Err(Error::TooLarge(format!(
+                "consistent-hash ring of {} ids x {virtual_nodes} virtual nodes exceeds {MAX_RING_ENTRIES} entries",
+                cid_all.len()
+            )));
+        }
+        let members: Vec<String> = distinct_in_order(cid_all).into_iter().map(str::to_owned).collect();
+        let member_of: HashMap<&str, u32> = members.iter().enumerate().map(|(i, id)| (id.as_str(), i as u32)).collect();
+        let mut owned = vec![0u64; members.len()];
+        let mut ring: HashMap<u32, u32> = HashMap::with_capacity(entries as usize);
+        let mut hasher = Md5::new();
+        let mut key = String::with_capacity(64);
+        for id in cid_all {
+            let member = member_of[id.as_str()];
+            let existing = owned[member as usize];
+            for k in 0..u64::from(virtual_nodes) {
+                use std::fmt::Write;
+                key.clear();
+                // Java's replica index is an int; it cannot exceed MAX_RING_ENTRIES here.
+                let _ = write!(key, "{id}-{}", existing + k);
+                if let Some(previous) = ring.insert(hash_key(&mut hasher, &key), member) {
+                    owned[previous as usize] -= 1;
+                }
+                owned[member as usize] += 1;
+            }
+        }
+        let mut points: Vec<(u32, u32)> = ring.into_iter().collect();
+        points.sort_unstable_by_key(|&(hash, _)| hash);
+        Ok(Ring { ids: cid_all.to_vec(), members, points })
+    }
+
+    /// `routeNode`: the first point with hash >= `hash`, wrapping to the smallest.
+    fn route(&self, hash: u32) -> u32 {
+        let at = self.points.partition_point(|&(h, _)| h < hash);
+        self.points.get(at).unwrap_or(&self.points[0]).1
+    }
+}
+
+/// `MD5Hash.hash`: the first four digest bytes, big-endian, unsigned.
+fn hash_key(hasher: &mut Md5, key: &str) -> u32 {
+    hasher.update(key.as_bytes());
+    let digest = hasher.finalize_reset();
+    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
+}
+
+/// The MD5 ring hash of an arbitrary key, exposed for tests and benchmarks.
+pub fn md5_ring_hash(key: &str) -> u32 {
+    hash_key(&mut Md5::new(), key)
+}
+
+impl Strategy for ConsistentHash {
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Borrowed("CONSISTENT_HASH")
+    }
+
+    fn allocate_positions(&self, _group: &str, current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Allocation> {
+        if check(current_id, mq_all, cid_all)?.is_none() {
+            return Ok(Allocation::Positions(Vec::new()));
+        }
+        let ring = self.ring_for(cid_all)?;
+        let me = ring.members.iter().position(|m| m == current_id).map(|i| i as u32);
+        let positions = Self::route_all(&ring, mq_all)
+            .enumerate()
+            .filter(|&(_, owner)| owner.is_some() && owner == me)
+            .map(|(i, _)| i)
+            .collect();
+        Ok(Allocation::Positions(positions))
+    }
+
+    /// One pass: each queue is hashed and routed once, whoever owns it.
+    fn allocate_group(&self, _group: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<GroupAllocation> {
+        check_group(mq_all, cid_all)?;
+        if cid_all.is_empty() {
+            return Ok(GroupAllocation { members: Vec::new() });
+        }
+        let ring = self.ring_for(cid_all)?;
+        let mut shares: Vec<Vec<usize>> = vec![Vec::new(); ring.members.len()];
+        for (i, owner) in Self::route_all(&ring, mq_all).enumerate() {
+            if let Some(owner) = owner {
+                shares[owner as usize].push(i);
+            }
+        }
+        let members = ring
+            .members
+            .iter()
+            .zip(shares)
+            .map(|(id, positions)| MemberShare { client_id: id.clone(), allocation: Allocation::Positions(positions) })
+            .collect();
+        Ok(GroupAllocation { members })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// MD5("a") = 0cc175b9c0f1b6a831c399e269772661 (RFC 1321 test suite): first four bytes.
+    #[test]
+    fn ring_hash_is_first_four_md5_bytes_big_endian() {
+        assert_eq!(md5_ring_hash("a"), 0x0cc1_75b9);
+        assert_eq!(md5_ring_hash(""), 0xd41d_8cd9);
+    }
+
+    #[test]
+    fn negative_count_is_javas_error() {
+        assert_eq!(ConsistentHash::new(-1).unwrap_err(), Error::IllegalVirtualNodeCount(-1));
+        assert_eq!(ConsistentHash::new(-1).unwrap_err().to_string(), "illegal virtualNodeCnt :-1");
+    }
+
+    #[test]
+    fn duplicated_id_gets_further_virtual_nodes() {
+        let ids = vec!["c".to_string(), "c".to_string()];
+        let ring = Ring::build(&ids, 3).unwrap();
+        // Keys c-0..c-2 then c-3..c-5: six distinct keys, all owned by the one member.
+        assert_eq!(ring.members, vec!["c".to_string()]);
+        assert_eq!(ring.points.len(), 6);
+    }
+
+    #[test]
+    fn zero_virtual_nodes_gives_nothing_to_anyone() {
+        let s = ConsistentHash::new(0).unwrap();
+        let mqs = vec![MessageQueue::new("t", "b", 0)];
+        let ids = vec!["c".to_string()];
+        assert!(s.allocate("g", "c", &mqs, &ids).unwrap().is_empty());
+    }
+
+    #[test]
+    fn huge_ring_is_refused_not_built() {
+        let s = ConsistentHash::new(i32::MAX as i64).unwrap();
+        let mqs = vec![MessageQueue::new("t", "b", 0)];
+        let ids = vec!["c".to_string(), "d".to_string(), "e".to_string(), "f".to_string(), "g".to_string(), "h".to_string(), "i".to_string(), "j".to_string(), "k".to_string()];
+        assert!(matches!(s.allocate("g", "c", &mqs, &ids), Err(Error::TooLarge(_))));
+    }
+}

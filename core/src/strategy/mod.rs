@@ -1,0 +1,150 @@
+//! The allocation strategies of the Java client, one module each, behind one trait.
+//!
+//! A strategy never sorts: its output depends on the order of its input, exactly as in Java.
+//! Callers that want the group to agree sort first ([`crate::java_order`]), as `RebalanceImpl` does.
+
+mod averagely;
+mod by_circle;
+mod by_config;
+mod by_machine_room;
+mod consistent_hash;
+mod machine_room_nearby;
+
+use std::borrow::Cow;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+pub use averagely::Averagely;
+pub use by_circle::AveragelyByCircle;
+pub use by_config::ByConfig;
+pub use by_machine_room::ByMachineRoom;
+pub use consistent_hash::{md5_ring_hash, ConsistentHash};
+pub use machine_room_nearby::{MachineRoomNearby, MachineRoomResolver, SeparatorResolver};
+
+use crate::error::{Error, Result};
+use crate::group::{GroupAllocation, MemberShare};
+use crate::queue::MessageQueue;
+
+/// What a strategy hands to one member.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Allocation {
+    /// Positions into the `mq_all` the strategy was given, in the order Java returns them.
+    /// Bindings use positions to hand back the caller's own queue objects.
+    Positions(Vec<usize>),
+    /// Queues that do not come from the input: CONFIG's configured list.
+    Fixed(Arc<[MessageQueue]>),
+}
+
+impl Allocation {
+    /// The allocated queues, resolved against the `mq_all` the strategy was given.
+    pub fn resolve<'a>(&'a self, mq_all: &'a [MessageQueue]) -> Vec<&'a MessageQueue> {
+        match self {
+            Allocation::Positions(p) => p.iter().map(|&i| &mq_all[i]).collect(),
+            Allocation::Fixed(q) => q.iter().collect(),
+        }
+    }
+
+    /// The allocated queues as owned values.
+    pub fn to_queues(&self, mq_all: &[MessageQueue]) -> Vec<MessageQueue> {
+        self.resolve(mq_all).into_iter().cloned().collect()
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Allocation::Positions(p) => p.len(),
+            Allocation::Fixed(q) => q.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// `org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy`.
+///
+/// Implementations are immutable after construction, so one instance may be shared by any number
+/// of threads (`Send + Sync`).
+pub trait Strategy: Send + Sync + Debug {
+    /// Java's `getName()`: what the broker and dashboards see.
+    fn name(&self) -> Cow<'_, str>;
+
+    /// The share of `current_id`, as positions into `mq_all` (see [`Allocation`]).
+    ///
+    /// Java's null and empty are the same here: pass `""` or an empty slice for null.
+    fn allocate_positions(
+        &self,
+        group: &str,
+        current_id: &str,
+        mq_all: &[MessageQueue],
+        cid_all: &[String],
+    ) -> Result<Allocation>;
+
+    /// The share of `current_id` as queues: Java's `allocate`.
+    fn allocate(
+        &self,
+        group: &str,
+        current_id: &str,
+        mq_all: &[MessageQueue],
+        cid_all: &[String],
+    ) -> Result<Vec<MessageQueue>> {
+        Ok(self.allocate_positions(group, current_id, mq_all, cid_all)?.to_queues(mq_all))
+    }
+
+    /// Every member's share at once: the same as calling [`Strategy::allocate_positions`] for each
+    /// distinct client id (in order of first appearance), failing with the first member's error.
+    /// Strategies that can do it in one pass override this.
+    fn allocate_group(
+        &self,
+        group: &str,
+        mq_all: &[MessageQueue],
+        cid_all: &[String],
+    ) -> Result<GroupAllocation> {
+        let members = distinct_in_order(cid_all)
+            .into_iter()
+            .map(|id| {
+                let allocation = self.allocate_positions(group, id, mq_all, cid_all)?;
+                Ok(MemberShare { client_id: id.to_owned(), allocation })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(GroupAllocation { members })
+    }
+}
+
+/// `AbstractAllocateMessageQueueStrategy.check`: the argument checks, in Java's order.
+/// `Ok(None)` means "current id is not in the list": Java logs `[BUG]` and returns an empty list.
+/// `Ok(Some(i))` gives the first index of the current id (`cidAll.indexOf`).
+pub(crate) fn check(current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Option<usize>> {
+    if current_id.is_empty() {
+        return Err(Error::EmptyCurrentId);
+    }
+    if mq_all.is_empty() {
+        return Err(Error::EmptyQueueList);
+    }
+    if cid_all.is_empty() {
+        return Err(Error::EmptyClientIdList);
+    }
+    Ok(cid_all.iter().position(|c| c == current_id))
+}
+
+/// The group-level form of [`check`]: the error that calling every distinct member in order
+/// would raise first. No member (empty id list) means nobody is asked: no error.
+pub(crate) fn check_group(mq_all: &[MessageQueue], cid_all: &[String]) -> Result<()> {
+    let Some(first) = cid_all.first() else { return Ok(()) };
+    if first.is_empty() {
+        return Err(Error::EmptyCurrentId);
+    }
+    if mq_all.is_empty() {
+        return Err(Error::EmptyQueueList);
+    }
+    if cid_all.iter().any(|c| c.is_empty()) {
+        return Err(Error::EmptyCurrentId);
+    }
+    Ok(())
+}
+
+/// Distinct ids in order of first appearance.
+pub(crate) fn distinct_in_order(cid_all: &[String]) -> Vec<&str> {
+    let mut seen = std::collections::HashSet::with_capacity(cid_all.len());
+    cid_all.iter().map(String::as_str).filter(|id| seen.insert(*id)).collect()
+}
