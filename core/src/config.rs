@@ -174,7 +174,8 @@ fn parse_params<T: DeserializeOwned>(strategy: &str, params: &Value) -> Result<T
     if !params.is_object() {
         return Err(invalid(strategy, &format!("params must be a JSON object, not {params}")));
     }
-    serde_json::from_value(params).map_err(|e| invalid(strategy, &e.to_string()))
+    // serde_path_to_error names the offending field ("virtual_node_count: invalid type ...").
+    serde_path_to_error::deserialize(params).map_err(|e| invalid(strategy, &format!("{}: {}", e.path(), e.inner())))
 }
 
 fn invalid(strategy: &str, reason: &str) -> Error {

@@ -1,0 +1,88 @@
+//! The `allocate` command as a user runs it: the built binary, real stdin and exit codes.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rmq-rebalance"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn answers(out: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8(out.stdout.clone()).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn batch_answers_each_line_in_order() {
+    // AVG, 3 queues over [c1, c2]: c1 gets the first two (3 % 2 = 1 extra for index 0).
+    let input = concat!(
+        r#"{"id": 1, "strategy": "averagely", "group": "g", "current": "c1", "mq_all": [["T","b",0],["T","b",1],["T","b",2]], "cid_all": ["c1","c2"]}"#,
+        "\n",
+        r#"{"id": "two", "strategy": "circle", "current": null, "mq_all": [["T","b",0]], "cid_all": ["c1"], "unknown_key": 5}"#,
+        "\n",
+        r#"{"id": 3, "strategy": "by_config", "params": {"config": null}}"#,
+        "\n",
+    );
+    let out = run(&["allocate", "--cases", "-"], input);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let a = answers(&out);
+    assert_eq!(a.len(), 3);
+    assert_eq!(a[0]["id"], 1);
+    assert_eq!(a[0]["result"], serde_json::json!([["T", "b", 0], ["T", "b", 1]]));
+    assert_eq!(a[1]["error"], "IllegalArgumentException: currentCID is empty");
+    assert!(a[2]["result"].is_null() && a[2].get("result").is_some(), "CONFIG without a list returns null");
+}
+
+#[test]
+fn malformed_lines_are_reported_with_their_number_and_the_rest_still_run() {
+    let input = concat!(
+        "not json\n",
+        r#"{"id": 2, "strategy": "no_such_strategy", "current": "c", "mq_all": [], "cid_all": []}"#,
+        "\n",
+        r#"{"id": 3, "strategy": "consistent_hash", "params": {"virtual_node_count": "ten"}}"#,
+        "\n",
+        r#"{"id": 4, "strategy": "averagely", "current": "c", "mq_all": [["T","b",0]], "cid_all": ["c"]}"#,
+        "\n",
+        r#"{"id": 5, "strategy": "averagely", "mq_all": [["T","b"]]}"#,
+        "\n",
+    );
+    let out = run(&["allocate", "--cases", "-"], input);
+    assert_eq!(out.status.code(), Some(1), "malformed input gives a non-zero exit");
+    let a = answers(&out);
+    assert_eq!(a.len(), 5);
+    assert!(a[0]["error"].as_str().unwrap().starts_with("malformed input line 1:"));
+    assert!(a[1]["error"].as_str().unwrap().contains("unknown strategy \"no_such_strategy\""));
+    assert_eq!(a[1]["id"], 2);
+    assert!(a[2]["error"].as_str().unwrap().contains("virtual_node_count"));
+    assert_eq!(a[3]["result"], serde_json::json!([["T", "b", 0]]));
+    assert!(a[4]["error"].as_str().unwrap().starts_with("malformed input line 5:"));
+}
+
+#[test]
+fn table_form_shows_owners_and_checks() {
+    let out = run(&["allocate", "--queues", "TopicA@broker-a:0-7", "--consumers", "c2,c1", "--strategy", "AVG"], "");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<String> = text.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+    // Sorted like RebalanceImpl: c1 first, taking queues 0-3.
+    assert!(rows.contains(&"c1 4 TopicA@broker-a:0-3".to_string()), "{text}");
+    assert!(rows.contains(&"c2 4 TopicA@broker-a:4-7".to_string()), "{text}");
+    assert!(text.contains("0 orphaned queue(s), 0 double-owned queue(s)"), "{text}");
+}
+
+#[test]
+fn table_form_rejects_bad_specs_clearly() {
+    let out = run(&["allocate", "--queues", "TopicA:0-7", "--consumers", "c1"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad queue spec"));
+    let out = run(&["allocate", "--queues", "T@b:0", "--consumers", "c1", "--strategy", "nope"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown strategy"));
+}
