@@ -1,1 +1,82 @@
-fn main(){}
+//! Strategy cost, one member and whole group, next to the unavoidable work it is judged against:
+//! one pass over the queue list, and MD5-hashing every queue key (consistent hash).
+//! `scripts/bench-report.py` turns the results into the ratio table of the README.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use md5::{Digest, Md5};
+use rocketmq_rebalance::strategy::{Averagely, AveragelyByCircle, ByMachineRoom, ConsistentHash, MachineRoomNearby, SeparatorResolver};
+use rocketmq_rebalance::{java_order, MessageQueue, Strategy};
+
+const SIZES: &[(usize, usize)] = &[(16, 4), (1_000, 100), (100_000, 1_000)];
+
+fn input(n: usize, m: usize) -> (Vec<MessageQueue>, Vec<String>) {
+    let rooms = ["hz", "sh"];
+    let mut queues: Vec<MessageQueue> =
+        (0..n).map(|i| MessageQueue::new("TopicA", format!("{}@broker-{}", rooms[i % 2], i % 8), (i / 8) as i32)).collect();
+    let mut ids: Vec<String> = (0..m).map(|i| format!("{}@10.0.{}.{}@{}", rooms[i % 2], i / 250, i % 250, 4000 + i)).collect();
+    java_order::sort_queues(&mut queues);
+    java_order::sort_client_ids(&mut ids);
+    (queues, ids)
+}
+
+fn strategies() -> Vec<(&'static str, Arc<dyn Strategy>)> {
+    vec![
+        ("AVG", Arc::new(Averagely)),
+        ("AVG_BY_CIRCLE", Arc::new(AveragelyByCircle)),
+        ("CONSISTENT_HASH", Arc::new(ConsistentHash::default())),
+        ("MACHINE_ROOM_NEARBY-AVG", Arc::new(MachineRoomNearby::new(Arc::new(Averagely), Arc::new(SeparatorResolver::new("@", "@").unwrap())))),
+        ("MACHINE_ROOM", Arc::new(ByMachineRoom::new(Some(["hz".to_string()].into_iter().collect())))),
+    ]
+}
+
+fn bench(c: &mut Criterion) {
+    for &(n, m) in SIZES {
+        let (queues, ids) = input(n, m);
+        let size = format!("{n}x{m}");
+        let current = &ids[m / 2];
+        let mut g = c.benchmark_group(format!("strategies/{size}"));
+        if n >= 100_000 {
+            g.sample_size(10);
+        }
+        // Baseline 1: touch every queue once (what any allocation must at least do).
+        g.bench_function("baseline/one_pass", |b| {
+            b.iter(|| black_box(&queues).iter().map(|q| q.queue_id as usize ^ q.broker_name.len()).sum::<usize>())
+        });
+        // Baseline 2: the key and MD5 of every queue, the work consistent hash cannot avoid.
+        g.bench_function("baseline/md5_queue_keys", |b| {
+            let mut key = String::new();
+            let mut h = Md5::new();
+            b.iter(|| {
+                let mut acc = 0u32;
+                for q in black_box(&queues) {
+                    q.write_java_string(&mut key);
+                    h.update(key.as_bytes());
+                    let d = h.finalize_reset();
+                    acc ^= u32::from_be_bytes([d[0], d[1], d[2], d[3]]);
+                }
+                acc
+            })
+        });
+        for (name, s) in strategies() {
+            g.bench_with_input(BenchmarkId::new("one_member", name), &(), |b, _| b.iter(|| s.allocate_positions("g", current, black_box(&queues), &ids).unwrap()));
+            g.bench_with_input(BenchmarkId::new("group", name), &(), |b, _| b.iter(|| s.allocate_group("g", black_box(&queues), &ids).unwrap()));
+        }
+        // A fresh instance every time: the ring is built from scratch (first call after a change
+        // of the id list).
+        g.bench_function("one_member_cold_ring/CONSISTENT_HASH", |b| {
+            b.iter(|| ConsistentHash::default().allocate_positions("g", current, black_box(&queues), &ids).unwrap())
+        });
+        g.finish();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2)).sample_size(20);
+    targets = bench
+}
+criterion_main!(benches);

@@ -30,3 +30,8 @@ pub use error::{Error, Result};
 pub use group::{allocate_group, movement, verify, GroupAllocation, MemberShare, Movement, Ownership, Verification};
 pub use queue::MessageQueue;
 pub use strategy::{Allocation, Strategy};
+
+/// The README's Rust examples, compiled and run as doctests so they cannot rot.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
