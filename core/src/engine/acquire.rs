@@ -1,0 +1,96 @@
+//! The acquire phase: lock (orderly), drop the dirty cached offset, compute the start offset,
+//! create the queue state and dispatch its first pull.
+
+use std::collections::BTreeSet;
+
+use super::report::{Acquired, RoundReport, SkipReason, Skipped, Warning};
+use super::state::QueueState;
+use super::{ConsumeFromWhere, ConsumeType, Host, HostError, OffsetRead, ReadFrom, Rebalancer, RETRY_TOPIC_PREFIX};
+use crate::queue::MessageQueue;
+
+impl Rebalancer {
+    /// Returns true when a queue entered the table.
+    pub(super) fn acquire_phase(
+        &mut self,
+        topic: &str,
+        target: &BTreeSet<MessageQueue>,
+        lock: bool,
+        now_ms: u64,
+        host: &mut dyn Host,
+        report: &mut RoundReport,
+    ) -> bool {
+        let mut all_locked = true;
+        let mut changed = false;
+        // A queue whose release was deferred is still "present": it is not taken twice.
+        let missing: Vec<&MessageQueue> = target.iter().filter(|q| q.topic == topic && !self.table.contains_key(*q)).collect();
+        for queue in missing {
+            if lock {
+                match host.lock(&queue.broker_name, std::slice::from_ref(queue)) {
+                    Ok(locked) if locked.contains(queue) => {}
+                    Ok(_) => {
+                        all_locked = false;
+                        report.skipped.push(Skipped { queue: queue.clone(), reason: SkipReason::LockRefused, lock_leaked: false });
+                        continue;
+                    }
+                    Err(e) => {
+                        all_locked = false;
+                        report.skipped.push(Skipped { queue: queue.clone(), reason: SkipReason::LockFailed(e.0), lock_leaked: false });
+                        continue;
+                    }
+                }
+            }
+            host.remove_offset(queue);
+            let offset = match self.start_offset(queue, host) {
+                Ok(offset) => offset,
+                Err(why) => {
+                    // Java keeps the broker lock it just took; safe mode gives it back (fix 1).
+                    let lock_leaked = lock && !self.safe();
+                    if lock && self.safe() {
+                        if let Err(e) = host.unlock(&queue.broker_name, std::slice::from_ref(queue)) {
+                            report.warnings.push(Warning::CallbackFailed(format!("unlock {queue}: {e}")));
+                        }
+                    }
+                    report.skipped.push(Skipped { queue: queue.clone(), reason: SkipReason::OffsetUnavailable(why), lock_leaked });
+                    continue;
+                }
+            };
+            let generation = self.next_generation;
+            self.next_generation += 1;
+            self.table.insert(queue.clone(), QueueState::new(generation, now_ms));
+            host.dispatch_pull(queue, offset, self.config.timing.pull_dispatch_delay_ms, generation);
+            report.acquired.push(Acquired { queue: queue.clone(), generation, start_offset: offset });
+            changed = true;
+        }
+        if !all_locked {
+            host.schedule_rebalance(self.config.timing.lock_retry_delay_ms);
+        }
+        changed
+    }
+
+    /// `computePullFromWhereWithException`: a committed offset wins; only a definite "no offset"
+    /// lets `ConsumeFromWhere` apply; a store that cannot be read is an error, never "no offset".
+    fn start_offset(&self, queue: &MessageQueue, host: &mut dyn Host) -> Result<i64, String> {
+        let from = match self.config.consume_type {
+            ConsumeType::Push => ReadFrom::Store,
+            ConsumeType::Pull => ReadFrom::MemoryThenStore,
+        };
+        let retry = queue.topic.starts_with(RETRY_TOPIC_PREFIX);
+        let describe = |what: &str, e: HostError| format!("{what}: {e}");
+        let offset = match host.read_offset(queue, from).map_err(|e| describe("read offset", e))? {
+            OffsetRead::Found(n) => n,
+            OffsetRead::NotFound => match self.config.consume_from {
+                ConsumeFromWhere::LastOffset if retry => 0,
+                ConsumeFromWhere::LastOffset => host.max_offset(queue).map_err(|e| describe("max offset", e))?,
+                ConsumeFromWhere::FirstOffset => 0,
+                ConsumeFromWhere::Timestamp if retry => host.max_offset(queue).map_err(|e| describe("max offset", e))?,
+                ConsumeFromWhere::Timestamp => {
+                    host.search_offset(queue, self.config.consume_timestamp_ms).map_err(|e| describe("search offset", e))?
+                }
+            },
+        };
+        if offset < 0 {
+            return Err(format!("unexpected offset {offset}"));
+        }
+        Ok(offset)
+    }
+}

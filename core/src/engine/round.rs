@@ -1,0 +1,148 @@
+//! The round: compute the allocation, then release and acquire (`rebalanceByTopic` and
+//! `updateProcessQueueTableInRebalance`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::report::{ReleaseReason, RoundReport, RoundSkipped, Warning};
+use super::{Host, MessageModel, Rebalancer, RETRY_TOPIC_PREFIX};
+use crate::java_order;
+use crate::queue::MessageQueue;
+
+/// What a client knows of one topic at the start of a round.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TopicView {
+    /// The topic's readable queues; `None` when the route is unknown.
+    pub queues: Option<Vec<MessageQueue>>,
+    /// The group's client ids from one broker; `None` when the call failed.
+    pub client_ids: Option<Vec<String>>,
+}
+
+impl Rebalancer {
+    /// One round for one topic. See the module documentation for the differences between modes.
+    pub fn rebalance_topic(
+        &mut self,
+        topic: &str,
+        queues: Option<&[MessageQueue]>,
+        client_ids: Option<&[String]>,
+        now_ms: u64,
+        host: &mut dyn Host,
+    ) -> RoundReport {
+        let mut report = RoundReport { topic: topic.to_owned(), balanced: true, ..RoundReport::default() };
+        let Some(queues) = queues else {
+            // Java tells the listener "nothing" although it released nothing (fix 8).
+            if !self.safe() && !topic.starts_with(RETRY_TOPIC_PREFIX) {
+                host.queue_set_changed(topic, &[], &[]);
+            }
+            report.skipped_round = Some(RoundSkipped::RouteUnknown);
+            return report;
+        };
+        // The route is a set in Java: duplicates collapse, then the list is sorted.
+        let mq_all: Vec<MessageQueue> = queues.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect();
+        let (target, lock) = match self.config.model {
+            MessageModel::Broadcasting => (mq_all.iter().cloned().collect::<BTreeSet<_>>(), false),
+            MessageModel::Clustering => {
+                let Some(ids) = client_ids else {
+                    report.skipped_round = Some(RoundSkipped::ClientIdsUnavailable);
+                    return report;
+                };
+                match self.allocation(&mq_all, ids, &mut report) {
+                    Some(target) => (target, self.config.locks_queues()),
+                    None => {
+                        report.balanced = false;
+                        return report;
+                    }
+                }
+            }
+        };
+        report.allocation = target.iter().cloned().collect();
+        let stand_down = self.stood_down(&report);
+        let target = if stand_down { BTreeSet::new() } else { target };
+
+        let released = self.release_phase(topic, &target, now_ms, host, &mut report, stand_down);
+        let acquired = self.acquire_phase(topic, &target, lock, now_ms, host, &mut report);
+        report.changed = released || acquired;
+        if report.changed {
+            host.queue_set_changed(topic, &mq_all, &report.allocation);
+        }
+        let working: BTreeSet<&MessageQueue> = self.table.iter().filter(|(q, s)| q.topic == topic && !s.dropped).map(|(q, _)| q).collect();
+        report.balanced = working.len() == target.len() && target.iter().all(|q| working.contains(q));
+        report
+    }
+
+    /// Sorts like `RebalanceImpl`, runs the strategy, and notes what is wrong with the id list.
+    fn allocation(&self, mq_all: &[MessageQueue], ids: &[String], report: &mut RoundReport) -> Option<BTreeSet<MessageQueue>> {
+        let mut cid_all = ids.to_vec();
+        java_order::sort_client_ids(&mut cid_all);
+        let duplicates = duplicated(&cid_all);
+        if !duplicates.is_empty() {
+            report.warnings.push(Warning::DuplicateClientIds(duplicates));
+        }
+        if !cid_all.contains(&self.config.client_id) {
+            report.warnings.push(Warning::ClientIdAbsent);
+        }
+        match self.strategy.allocate(&self.config.group, &self.config.client_id, mq_all, &cid_all) {
+            Ok(result) => Some(result.into_iter().collect()),
+            Err(e) => {
+                report.skipped_round = Some(RoundSkipped::StrategyFailed(format!("{}: {e}", e.java_exception())));
+                None
+            }
+        }
+    }
+
+    /// Safe mode, orderly: our own id listed twice means another process shares our broker lock.
+    fn stood_down(&self, report: &RoundReport) -> bool {
+        self.safe()
+            && self.config.locks_queues()
+            && report.warnings.iter().any(|w| matches!(w, Warning::DuplicateClientIds(ids) if ids.contains(&self.config.client_id)))
+    }
+
+    /// One round per subscribed topic (views of topics missing from `views` count as unknown),
+    /// then the clean-up of queues whose topic is no longer subscribed.
+    pub fn rebalance_all(&mut self, views: &BTreeMap<String, TopicView>, now_ms: u64, host: &mut dyn Host) -> Vec<RoundReport> {
+        let topics: Vec<String> = self.subscriptions.iter().cloned().collect();
+        let mut reports: Vec<RoundReport> = topics
+            .iter()
+            .map(|topic| {
+                let view = views.get(topic);
+                let queues = view.and_then(|v| v.queues.as_deref());
+                let ids = view.and_then(|v| v.client_ids.as_deref());
+                self.rebalance_topic(topic, queues, ids, now_ms, host)
+            })
+            .collect();
+        if let Some(cleanup) = self.truncate_unsubscribed(now_ms, host) {
+            reports.push(cleanup);
+        }
+        reports
+    }
+
+    /// `truncateMessageQueueNotMyTopic`. Java drops the queues without committing or unlocking;
+    /// safe mode releases them properly (fix 4).
+    fn truncate_unsubscribed(&mut self, now_ms: u64, host: &mut dyn Host) -> Option<RoundReport> {
+        let stale: Vec<MessageQueue> = self.table.keys().filter(|q| !self.subscriptions.contains(&q.topic)).cloned().collect();
+        if stale.is_empty() {
+            return None;
+        }
+        let mut report = RoundReport { topic: String::new(), changed: true, balanced: true, ..RoundReport::default() };
+        for queue in stale {
+            if self.safe() {
+                self.release_queue(&queue, ReleaseReason::Unsubscribed, now_ms, host, &mut report);
+            } else if let Some(state) = self.table.remove(&queue) {
+                report.released.push(super::Released {
+                    queue,
+                    generation: state.generation,
+                    reason: ReleaseReason::Unsubscribed,
+                    forced: false,
+                    persist_failed: None,
+                });
+            }
+        }
+        Some(report)
+    }
+}
+
+/// Ids that occur more than once in a sorted list.
+fn duplicated(sorted: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = sorted.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0].clone()).collect();
+    out.dedup();
+    out
+}
