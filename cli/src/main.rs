@@ -2,6 +2,7 @@
 
 mod allocate;
 mod queue_spec;
+mod simulate;
 
 use std::process::ExitCode;
 
@@ -18,12 +19,16 @@ struct Cli {
 enum Command {
     /// Who owns which queue: a readable table, or JSON Lines cases in and answers out (--cases).
     Allocate(allocate::Args),
+    /// Run the rebalance engine in a seeded model of a RocketMQ cluster with injected faults, and
+    /// check that nothing is lost, orderly queues stay exclusive, and the group converges.
+    Simulate(simulate::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Allocate(args) => allocate::run(args),
+        Command::Simulate(args) => simulate::run_cmd(args),
     };
     match result {
         Ok(code) => code,

@@ -7,13 +7,16 @@ use super::{Host, Rebalancer};
 use crate::queue::MessageQueue;
 
 impl Rebalancer {
-    /// `lockAll`, every 20 s for orderly consumers: renew the broker lock of every held,
-    /// non-dropped queue, broker by broker. A queue the broker refuses stops being consumable
-    /// until a later renewal succeeds.
+    /// `lockAll`, every 20 s for orderly consumers: renew the broker lock of every held queue,
+    /// broker by broker. A queue the broker refuses stops being consumable until a later renewal
+    /// succeeds. Java renews non-dropped queues only, so a listener call that outlives a deferred
+    /// release can outlive the broker's lock too (60 s) while another client takes the queue;
+    /// safe mode renews deferred releases as well, until they complete (fix 9).
     pub fn lock_all(&mut self, now_ms: u64, host: &mut dyn Host) -> LockReport {
         let mut report = LockReport::default();
         let mut by_broker: BTreeMap<String, Vec<MessageQueue>> = BTreeMap::new();
-        for (queue, _) in self.table.iter().filter(|(_, s)| !s.dropped) {
+        let safe = self.safe();
+        for (queue, _) in self.table.iter().filter(|(_, s)| safe || !s.dropped) {
             by_broker.entry(queue.broker_name.clone()).or_default().push(queue.clone());
         }
         for (broker, queues) in by_broker {

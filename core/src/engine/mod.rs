@@ -21,6 +21,9 @@
 //! 7. When this client's own id is listed twice (two processes, one id), it takes no orderly queue
 //!    of the topic: the broker cannot tell the two apart, so both would consume.
 //! 8. No "empty" queue-set notification when a route is unknown: nothing was released.
+//! 9. Lock renewal (`lock_all`) includes queues whose release is deferred, so a listener call
+//!    still running keeps its broker lock (Java stops renewing them and the broker's lock
+//!    expires under the running call after 60 s).
 //!
 //! Both modes report duplicate and missing client ids, iterate queues in sorted order (Java
 //! iterates hash maps) and key every queue state by a generation ([`QueueState`]).

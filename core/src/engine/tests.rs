@@ -498,3 +498,15 @@ fn bad_configurations_are_rejected() {
     config.consume_type = ConsumeType::Pull;
     assert!(Rebalancer::new(config, Arc::new(Averagely)).is_err());
 }
+
+#[test]
+fn safe_mode_keeps_renewing_the_lock_of_a_deferred_release() {
+    for semantics in BOTH {
+        let (mut r, mut host, qs) = orderly_handoff(semantics);
+        r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host);
+        host.log.clear();
+        let report = r.lock_all(2_000, &mut host);
+        assert_eq!(report.renewed.len(), usize::from(semantics == Semantics::Safe), "{:?}", host.log);
+        assert!(!r.is_consumable(&qs[0], 1, 2_000), "renewed, but still dropped");
+    }
+}

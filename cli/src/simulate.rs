@@ -1,0 +1,245 @@
+//! `rmq-rebalance simulate`: run the engine in the seeded cluster model and report invariants.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rocketmq_rebalance::engine::Semantics;
+use rocketmq_rebalance_sim::{letter, run, Scenario, Snapshot, Summary, BUILT_IN};
+use serde::Serialize;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A built-in scenario (default, orderly-handoff, stale-views, chaos) or a TOML file.
+    #[arg(long, default_value = "default")]
+    scenario: String,
+    /// How many seeds (1..=N), or a range A..B (B excluded) or A..=B.
+    #[arg(long, default_value = "1")]
+    seeds: String,
+    /// safe (the default engine) or java (RocketMQ 5.3.x decisions, flaws included).
+    #[arg(long, default_value = "safe", value_parser = ["safe", "java"])]
+    semantics: String,
+    /// Print a machine-readable summary (JSON) instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Worker threads for many seeds (results do not depend on it).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+}
+
+fn seeds(spec: &str) -> Result<Vec<u64>, String> {
+    let bad = || format!("--seeds {spec:?}: expected N, A..B or A..=B");
+    let num = |s: &str| s.trim().parse::<u64>().map_err(|_| bad());
+    let range: Vec<u64> = if let Some((a, b)) = spec.split_once("..=") {
+        (num(a)?..=num(b)?).collect()
+    } else if let Some((a, b)) = spec.split_once("..") {
+        (num(a)?..num(b)?).collect()
+    } else {
+        (1..=num(spec)?).collect()
+    };
+    if range.is_empty() {
+        return Err(bad());
+    }
+    Ok(range)
+}
+
+fn load(name: &str) -> Result<Scenario, String> {
+    if let Some(s) = Scenario::built_in(name) {
+        return Ok(s);
+    }
+    let text = std::fs::read_to_string(name).map_err(|e| {
+        let known: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
+        format!("scenario {name:?} is neither built in ({}) nor a readable file: {e}", known.join(", "))
+    })?;
+    Scenario::parse(&text)
+}
+
+/// The figures over many seeds.
+#[derive(Serialize, Default)]
+struct Aggregate {
+    scenario: String,
+    semantics: String,
+    seeds: usize,
+    first_seed: u64,
+    last_seed: u64,
+    messages_produced: u64,
+    messages_consumed: u64,
+    duplicates: u64,
+    max_handoff_gap_ms: u64,
+    violations: Totals,
+    observed: ObservedTotals,
+    /// Up to 20 seeds that violated something, to replay with --seeds S..=S.
+    violating_seeds: Vec<u64>,
+    seeds_with_violations: usize,
+    /// What the first violating seed did wrong.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    first_violations: Vec<String>,
+}
+
+#[derive(Serialize, Default)]
+struct Totals {
+    orderly_exclusivity: u64,
+    lost_messages: u64,
+    offset_regressions: u64,
+    convergence: u64,
+}
+
+#[derive(Serialize, Default)]
+struct ObservedTotals {
+    regressions_two_writers: u64,
+    after_broker_lock_loss: u64,
+    forced_unlocks: u64,
+    leaked_locks: u64,
+    deferred_releases: u64,
+    rebalance_rounds: u64,
+    faults_injected: u64,
+}
+
+impl Aggregate {
+    fn add(&mut self, s: &Summary) {
+        self.seeds += 1;
+        self.messages_produced += s.messages_produced;
+        self.messages_consumed += s.messages_consumed;
+        self.duplicates += s.duplicates;
+        self.max_handoff_gap_ms = self.max_handoff_gap_ms.max(s.max_handoff_gap_ms);
+        let v = &s.violations;
+        self.violations.orderly_exclusivity += v.orderly_exclusivity;
+        self.violations.lost_messages += v.lost_messages;
+        self.violations.offset_regressions += v.offset_regressions;
+        self.violations.convergence += v.convergence;
+        let o = &s.observed;
+        self.observed.regressions_two_writers += o.regressions_two_writers;
+        self.observed.after_broker_lock_loss += o.after_broker_lock_loss;
+        self.observed.forced_unlocks += o.forced_unlocks;
+        self.observed.leaked_locks += o.leaked_locks;
+        self.observed.deferred_releases += o.deferred_releases;
+        self.observed.rebalance_rounds += o.rebalance_rounds;
+        self.observed.faults_injected += o.faults_injected;
+        if v.total() > 0 {
+            self.seeds_with_violations += 1;
+            if self.first_violations.is_empty() {
+                self.first_violations = s.first_violations.iter().map(|n| format!("seed {}: {n}", s.seed)).collect();
+            }
+            if self.violating_seeds.len() < 20 {
+                self.violating_seeds.push(s.seed);
+            }
+        }
+    }
+
+    fn total_violations(&self) -> u64 {
+        let v = &self.violations;
+        v.orderly_exclusivity + v.lost_messages + v.offset_regressions + v.convergence
+    }
+}
+
+pub fn run_cmd(args: Args) -> Result<ExitCode, String> {
+    let scenario = load(&args.scenario)?;
+    let seeds = seeds(&args.seeds)?;
+    let semantics = if args.semantics == "java" { Semantics::Java } else { Semantics::Safe };
+    let summaries = if seeds.len() == 1 && !args.json {
+        vec![run_one_with_table(&scenario, seeds[0], semantics)]
+    } else {
+        run_many(&scenario, &seeds, semantics, args.threads.max(1))
+    };
+    let mut agg = Aggregate { scenario: scenario.name.clone(), semantics: args.semantics.clone(), first_seed: seeds[0], last_seed: *seeds.last().expect("non-empty"), ..Aggregate::default() };
+    for s in &summaries {
+        agg.add(s);
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&agg).map_err(|e| e.to_string())?);
+    } else {
+        print_summary(&agg);
+    }
+    if agg.total_violations() > 0 && semantics == Semantics::Safe {
+        eprintln!("rmq-rebalance: invariants violated in safe mode (seeds {:?})", agg.violating_seeds);
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_many(scenario: &Scenario, seeds: &[u64], semantics: Semantics, threads: usize) -> Vec<Summary> {
+    let bar = indicatif::ProgressBar::new(seeds.len() as u64);
+    bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} seeds, {eta} left").expect("valid template"));
+    if seeds.len() < 20 {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<Option<Summary>> = vec![None; seeds.len()];
+    let chunks: Vec<Vec<(usize, Summary)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= seeds.len() {
+                            return done;
+                        }
+                        done.push((i, run(scenario, seeds[i], semantics, None)));
+                        bar.inc(1);
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("a simulation thread panicked")).collect()
+    });
+    bar.finish_and_clear();
+    for (i, s) in chunks.into_iter().flatten() {
+        results[i] = Some(s);
+    }
+    results.into_iter().map(|s| s.expect("every seed ran")).collect()
+}
+
+fn run_one_with_table(scenario: &Scenario, seed: u64, semantics: Semantics) -> Summary {
+    println!("scenario {} (seed {seed}, {semantics:?} semantics): {}", scenario.name, scenario.description);
+    println!("each column is a queue; the letter is the consumer that can consume it, - nobody, * several\n");
+    let mut header = format!("{:>6}  {:>5}", "time", "moved");
+    let mut printed_header = false;
+    let mut observer = |snap: &Snapshot| {
+        if !printed_header {
+            for (topic, queues) in &snap.owners {
+                header.push_str(&format!("  {:<width$}", topic, width = queues.len() * 2));
+            }
+            println!("{header}  events");
+            printed_header = true;
+        }
+        let mut row = format!("{:>5}s  {:>5}", snap.t_ms / 1000, snap.moved);
+        for (_, queues) in &snap.owners {
+            let cells: Vec<String> = queues
+                .iter()
+                .map(|(_, who)| match who.as_slice() {
+                    [] => "-".to_string(),
+                    [one] => letter(*one),
+                    _ => "*".to_string(),
+                })
+                .collect();
+            row.push_str(&format!("  {:<width$}", cells.join(" "), width = queues.len() * 2));
+        }
+        println!("{row}  {}", snap.events.join("; "));
+    };
+    let summary = run(scenario, seed, semantics, Some(&mut observer));
+    println!();
+    summary
+}
+
+fn print_summary(a: &Aggregate) {
+    let seeds = if a.seeds == 1 { format!("seed {}", a.first_seed) } else { format!("{} seeds ({}..={})", a.seeds, a.first_seed, a.last_seed) };
+    println!("summary: scenario {}, {} semantics, {seeds}", a.scenario, a.semantics);
+    println!("  messages: {} produced, {} delivered, {} duplicate deliveries", a.messages_produced, a.messages_consumed, a.duplicates);
+    println!("  longest handoff gap: {:.1} s", a.max_handoff_gap_ms as f64 / 1000.0);
+    let v = &a.violations;
+    println!(
+        "  invariant violations: orderly exclusivity {}, lost messages {}, offset regressions {}, convergence {}",
+        v.orderly_exclusivity, v.lost_messages, v.offset_regressions, v.convergence
+    );
+    let o = &a.observed;
+    println!(
+        "  observed: {} forced unlocks, {} leaked locks, {} deferred releases, {} regressions by two writers, {} clashes/regressions after a broker forgot its locks, {} rounds, {} faults",
+        o.forced_unlocks, o.leaked_locks, o.deferred_releases, o.regressions_two_writers, o.after_broker_lock_loss, o.rebalance_rounds, o.faults_injected
+    );
+    if a.seeds_with_violations > 0 {
+        println!("  {} seed(s) violated an invariant; first: {:?}", a.seeds_with_violations, a.violating_seeds);
+        for note in &a.first_violations {
+            println!("    {note}");
+        }
+    }
+}

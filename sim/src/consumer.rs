@@ -1,0 +1,188 @@
+//! A consumer process: one rebalancer per topic (one group per topic) driven by the real engine,
+//! a pull loop, listener calls, and the host that connects the engine to the model.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rocketmq_rebalance::engine::{Host, HostError, OffsetRead, ReadFrom, RebalanceConfig, Rebalancer, Semantics};
+use rocketmq_rebalance::{MessageQueue, Strategy};
+
+use crate::world::World;
+
+/// Rebalance every 20 s, or after 1 s when the last round was not balanced (`RebalanceService`).
+pub const REBALANCE_INTERVAL_MS: u64 = 20_000;
+pub const UNBALANCED_RETRY_MS: u64 = 1_000;
+/// Orderly lock renewal (`lockMQPeriodically`) and offset commits (`persistConsumerOffsetInterval`).
+pub const LOCK_RENEW_MS: u64 = 20_000;
+pub const PERSIST_INTERVAL_MS: u64 = 5_000;
+/// Messages per pull, and per orderly listener call (`consumeMessageBatchMaxSize`-like).
+pub const PULL_BATCH: i64 = 64;
+pub const ORDERLY_BATCH: i64 = 16;
+
+/// The client's side of one queue state: where its pull is, and the listener call in progress.
+#[derive(Debug, Clone)]
+pub struct Pull {
+    pub generation: u64,
+    pub next_offset: i64,
+    pub start_at: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub generation: u64,
+    pub to: i64,
+    pub end: u64,
+}
+
+/// One group's client in a process.
+#[derive(Debug)]
+pub struct GroupClient {
+    pub rebalancer: Rebalancer,
+    /// The in-memory offset store.
+    pub offsets: BTreeMap<MessageQueue, i64>,
+    pub pulls: BTreeMap<MessageQueue, Pull>,
+    pub calls: BTreeMap<MessageQueue, Call>,
+    pub next_rebalance: u64,
+    pub next_lock: u64,
+    pub next_persist: u64,
+}
+
+#[derive(Debug)]
+pub struct Process {
+    pub instance: usize,
+    pub client_id: String,
+    pub alive: bool,
+    pub groups: Vec<GroupClient>,
+    /// Rounds left with a stale or partial view of the client ids.
+    pub stale_rounds: u32,
+    /// Orderly listener calls started at this time (ms) last this long (ms).
+    pub slow: Option<(u64, u64)>,
+    /// Duplicate-id processes leave by themselves at this time.
+    pub leave_at: Option<u64>,
+}
+
+impl Process {
+    pub fn new(instance: usize, client_id: String, world: &World, strategy: &Arc<dyn Strategy>, semantics: Semantics) -> Process {
+        let groups = world
+            .topics
+            .iter()
+            .map(|t| {
+                let mut config = RebalanceConfig::new(format!("G_{}", t.name), client_id.clone());
+                config.orderly = t.orderly;
+                config.semantics = semantics;
+                let mut rebalancer = Rebalancer::new(config, Arc::clone(strategy)).expect("simulator configs are valid");
+                rebalancer.subscribe(t.name.clone());
+                GroupClient {
+                    rebalancer,
+                    offsets: BTreeMap::new(),
+                    pulls: BTreeMap::new(),
+                    calls: BTreeMap::new(),
+                    // Start-up: the first round right away, timers staggered by instance.
+                    next_rebalance: world.now,
+                    next_lock: world.now + (instance as u64 * 3_000) % LOCK_RENEW_MS,
+                    next_persist: world.now + (instance as u64 * 1_000) % PERSIST_INTERVAL_MS,
+                }
+            })
+            .collect();
+        Process { instance, client_id, alive: true, groups, stale_rounds: 0, slow: None, leave_at: None }
+    }
+}
+
+/// The engine's host: every call goes to the modelled broker or to this client's local state.
+pub struct SimHost<'a> {
+    pub world: &'a mut World,
+    pub offsets: &'a mut BTreeMap<MessageQueue, i64>,
+    pub pulls: &'a mut BTreeMap<MessageQueue, Pull>,
+    pub calls: &'a BTreeMap<MessageQueue, Call>,
+    pub client_id: &'a str,
+    pub instance: usize,
+    pub scheduled: Option<u64>,
+}
+
+impl SimHost<'_> {
+    fn failed(broker: &str) -> HostError {
+        HostError::new(format!("{broker}: call failed"))
+    }
+
+    /// Commits the in-memory offset of `queue`, recording any regression.
+    pub fn commit(&mut self, queue: &MessageQueue) -> Result<(), HostError> {
+        if !self.world.call_ok(&queue.broker_name) {
+            return Err(Self::failed(&queue.broker_name));
+        }
+        if let Some(&offset) = self.offsets.get(queue) {
+            let old = self.world.committed.get(queue).copied().unwrap_or(0);
+            let now = self.world.now;
+            self.world.checks.record_commit(queue, old, offset, self.instance, now);
+            self.world.committed.insert(queue.clone(), offset);
+        }
+        Ok(())
+    }
+}
+
+impl Host for SimHost<'_> {
+    fn lock(&mut self, broker: &str, queues: &[MessageQueue]) -> Result<Vec<MessageQueue>, HostError> {
+        if !self.world.call_ok(broker) {
+            return Err(Self::failed(broker));
+        }
+        Ok(queues.iter().filter(|q| self.world.try_lock(q, self.client_id)).cloned().collect())
+    }
+
+    fn unlock(&mut self, broker: &str, queues: &[MessageQueue]) -> Result<(), HostError> {
+        if !self.world.call_ok(broker) {
+            return Err(Self::failed(broker));
+        }
+        for q in queues {
+            self.world.unlock(q, self.client_id);
+        }
+        Ok(())
+    }
+
+    fn read_offset(&mut self, queue: &MessageQueue, from: ReadFrom) -> Result<OffsetRead, HostError> {
+        if from == ReadFrom::MemoryThenStore {
+            if let Some(&offset) = self.offsets.get(queue) {
+                return Ok(OffsetRead::Found(offset));
+            }
+        }
+        if !self.world.call_ok(&queue.broker_name) {
+            return Err(Self::failed(&queue.broker_name));
+        }
+        Ok(self.world.committed.get(queue).map_or(OffsetRead::NotFound, |&o| OffsetRead::Found(o)))
+    }
+
+    fn persist_offset(&mut self, queue: &MessageQueue) -> Result<(), HostError> {
+        self.commit(queue)
+    }
+
+    fn remove_offset(&mut self, queue: &MessageQueue) {
+        self.offsets.remove(queue);
+    }
+
+    fn max_offset(&mut self, queue: &MessageQueue) -> Result<i64, HostError> {
+        if !self.world.call_ok(&queue.broker_name) {
+            return Err(Self::failed(&queue.broker_name));
+        }
+        Ok(self.world.log.get(queue).copied().unwrap_or(0))
+    }
+
+    fn search_offset(&mut self, queue: &MessageQueue, _timestamp_ms: i64) -> Result<i64, HostError> {
+        self.max_offset(queue)
+    }
+
+    fn try_consume_lock(&mut self, queue: &MessageQueue, _generation: u64, _wait_ms: u64) -> bool {
+        // Busy while any listener call on the queue runs, whatever its generation.
+        !self.calls.get(queue).is_some_and(|c| c.end > self.world.now)
+    }
+
+    fn release_consume_lock(&mut self, _queue: &MessageQueue, _generation: u64) {}
+
+    fn dispatch_pull(&mut self, queue: &MessageQueue, offset: i64, delay_ms: u64, generation: u64) {
+        self.pulls.insert(queue.clone(), Pull { generation, next_offset: offset, start_at: self.world.now + delay_ms });
+    }
+
+    fn queue_set_changed(&mut self, _topic: &str, _all: &[MessageQueue], _divided: &[MessageQueue]) {}
+
+    fn schedule_rebalance(&mut self, delay_ms: u64) {
+        let at = self.world.now + delay_ms;
+        self.scheduled = Some(self.scheduled.map_or(at, |s| s.min(at)));
+    }
+}

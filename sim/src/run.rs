@@ -1,0 +1,472 @@
+//! The seeded scheduler: one-second ticks of simulated time, scripted events and random faults,
+//! the producer, each consumer's timers, and the checks after every tick.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rocketmq_rebalance::engine::{Semantics, TopicView};
+use rocketmq_rebalance::{MessageQueue, Strategy, StrategyConfig};
+
+use crate::check::{Checks, Summary};
+use crate::consumer::{Call, GroupClient, Process, SimHost, LOCK_RENEW_MS, ORDERLY_BATCH, PERSIST_INTERVAL_MS, PULL_BATCH, REBALANCE_INTERVAL_MS, UNBALANCED_RETRY_MS};
+use crate::scenario::{EventKind, Scenario};
+use crate::world::{broker_name, Topic, World};
+
+pub const TICK_MS: u64 = 1_000;
+/// Convergence is checked once views have agreed this long: 2 rounds, plus 5 s of slack.
+pub const CONVERGENCE_AFTER_MS: u64 = 2 * REBALANCE_INTERVAL_MS + 5_000;
+
+/// What the CLI prints round by round: every 20 s of simulated time, and whenever events fire.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub t_ms: u64,
+    pub events: Vec<String>,
+    /// Per topic: each queue and the instances that can consume it now.
+    pub owners: Vec<(String, Vec<(MessageQueue, Vec<usize>)>)>,
+    /// Queues whose owners changed since the previous snapshot.
+    pub moved: usize,
+}
+
+struct Sim<'a> {
+    scenario: &'a Scenario,
+    semantics: Semantics,
+    world: World,
+    strategy: Arc<dyn Strategy>,
+    processes: Vec<Process>,
+    pending_unregister: Vec<(u64, usize)>,
+    quiet_since: u64,
+    convergence_checked: bool,
+    events: Vec<String>,
+}
+
+/// Runs one scenario with one seed. `observer` sees a [`Snapshot`] every 20 s and on events.
+pub fn run(scenario: &Scenario, seed: u64, semantics: Semantics, mut observer: Option<&mut dyn FnMut(&Snapshot)>) -> Summary {
+    let strategy = StrategyConfig::from_name(&scenario.strategy, &scenario.strategy_params)
+        .and_then(|c| c.build())
+        .expect("scenario strategies are validated when parsed");
+    let mut world = World {
+        now: 0,
+        rng: ChaCha8Rng::seed_from_u64(seed),
+        broker_down_until: vec![0; scenario.brokers],
+        topics: scenario.topics.iter().map(|t| Topic { name: t.name.clone(), orderly: t.orderly, queues: Vec::new() }).collect(),
+        log: BTreeMap::new(),
+        committed: BTreeMap::new(),
+        locks: BTreeMap::new(),
+        registry: Vec::new(),
+        registry_history: Vec::new(),
+        call_failure: 0.0,
+        checks: Checks::default(),
+    };
+    for (i, t) in scenario.topics.iter().enumerate() {
+        world.add_queues(i, scenario.brokers, t.queues_per_broker);
+    }
+    world.checks.summary.scenario = scenario.name.clone();
+    world.checks.summary.seed = seed;
+    world.checks.summary.semantics = format!("{semantics:?}").to_lowercase();
+    let mut sim = Sim { scenario, semantics, world, strategy, processes: Vec::new(), pending_unregister: Vec::new(), quiet_since: 0, convergence_checked: false, events: Vec::new() };
+    for _ in 0..scenario.initial_consumers {
+        sim.join(None);
+    }
+    sim.events.clear();
+    let end = (scenario.length_s + scenario.drain_s) * 1_000;
+    let mut previous: BTreeMap<MessageQueue, Vec<usize>> = BTreeMap::new();
+    let mut t = 0;
+    while t <= end {
+        sim.tick(t);
+        if let Some(observer) = observer.as_deref_mut() {
+            if t % REBALANCE_INTERVAL_MS == 0 || !sim.events.is_empty() {
+                let owners = &sim.world.checks.owners;
+                let moved = owners.iter().filter(|(q, w)| previous.get(*q) != Some(*w)).count();
+                let per_topic = sim
+                    .world
+                    .topics
+                    .iter()
+                    .map(|topic| (topic.name.clone(), topic.queues.iter().map(|q| (q.clone(), owners.get(q).cloned().unwrap_or_default())).collect()))
+                    .collect();
+                observer(&Snapshot { t_ms: t, events: std::mem::take(&mut sim.events), owners: per_topic, moved });
+                previous = owners.clone();
+            }
+        }
+        sim.events.clear();
+        t += TICK_MS;
+    }
+    let now = sim.world.now;
+    sim.world.checks.check_convergence(now);
+    let log = sim.world.log.clone();
+    sim.world.checks.finish(&log);
+    sim.world.checks.summary.clone()
+}
+
+impl Sim<'_> {
+    fn tick(&mut self, t: u64) {
+        self.world.now = t;
+        let in_window = t < self.scenario.length_s * 1_000;
+        self.world.call_failure = if in_window { self.scenario.faults.call_failure } else { 0.0 };
+        let scripted: Vec<EventKind> = self.scenario.events.iter().filter(|e| e.at_s * 1_000 == t).map(|e| e.kind.clone()).collect();
+        for kind in scripted {
+            self.apply(kind);
+        }
+        if in_window {
+            self.random_faults();
+            self.produce();
+        }
+        self.departures();
+        for p in 0..self.processes.len() {
+            if self.processes[p].alive {
+                for g in 0..self.processes[p].groups.len() {
+                    self.step_group(p, g);
+                }
+            }
+        }
+        self.observe();
+    }
+
+    fn alive(&self) -> Vec<usize> {
+        self.processes.iter().filter(|p| p.alive && p.leave_at.is_none()).map(|p| p.instance).collect()
+    }
+
+    fn pick_alive(&mut self) -> Option<usize> {
+        let alive = self.alive();
+        alive.choose(&mut self.world.rng).copied()
+    }
+
+    fn notify_all(&mut self) {
+        for p in self.processes.iter_mut().filter(|p| p.alive) {
+            for g in &mut p.groups {
+                g.next_rebalance = g.next_rebalance.min(self.world.now);
+            }
+        }
+    }
+
+    fn join(&mut self, same_id_as: Option<usize>) -> usize {
+        let instance = self.processes.len();
+        let client_id = match same_id_as {
+            Some(twin) => self.processes[twin].client_id.clone(),
+            None => format!("10.0.0.{}@{}", instance + 1, 4000 + instance),
+        };
+        self.world.register(client_id.clone(), instance);
+        self.world.checks.client_of.push(client_id.clone());
+        let process = Process::new(instance, client_id, &self.world, &self.strategy, self.semantics);
+        self.processes.push(process);
+        self.notify_all();
+        instance
+    }
+
+    fn leave(&mut self, instance: usize) {
+        let now = self.world.now;
+        let process = &mut self.processes[instance];
+        process.alive = false;
+        let instance = process.instance;
+        for g in &mut process.groups {
+            let mut host = SimHost { world: &mut self.world, offsets: &mut g.offsets, pulls: &mut g.pulls, calls: &g.calls, client_id: &process.client_id, instance, scheduled: None };
+            g.rebalancer.shutdown(&mut host);
+        }
+        self.world.checks.abandon_calls(instance, now);
+        self.world.unregister(instance);
+        self.notify_all();
+    }
+
+    fn apply(&mut self, kind: EventKind) {
+        self.world.checks.summary.observed.faults_injected += 1;
+        let now = self.world.now;
+        match kind {
+            EventKind::Join => {
+                let i = self.join(None);
+                self.events.push(format!("{} joins", letter(i)));
+            }
+            EventKind::Leave { consumer } => {
+                if self.alive().len() > 1 {
+                    if let Some(i) = consumer.filter(|&c| self.alive().contains(&c)).or_else(|| self.pick_alive()) {
+                        self.leave(i);
+                        self.events.push(format!("{} leaves", letter(i)));
+                    }
+                }
+            }
+            EventKind::Crash { consumer, detect_s } => {
+                if self.alive().len() > 1 {
+                    if let Some(i) = consumer.filter(|&c| self.alive().contains(&c)).or_else(|| self.pick_alive()) {
+                        self.processes[i].alive = false;
+                        self.world.checks.abandon_calls(i, now);
+                        self.pending_unregister.push((now + detect_s * 1_000, i));
+                        self.events.push(format!("{} crashes", letter(i)));
+                    }
+                }
+            }
+            EventKind::BrokerRestart { broker, down_s } => {
+                let name = broker_name(broker);
+                self.world.broker_down_until[broker] = now + down_s * 1_000;
+                // The lock table lives in the broker's memory.
+                let wiped: Vec<(MessageQueue, String)> =
+                    self.world.locks.iter().filter(|(q, _)| q.broker_name == name).map(|(q, l)| (q.clone(), l.client_id.clone())).collect();
+                for (q, holder) in wiped {
+                    self.world.checks.lock_loss.insert(q, (holder, now));
+                }
+                self.world.locks.retain(|q, _| q.broker_name != name);
+                self.events.push(format!("{name} restarts ({down_s} s down)"));
+            }
+            EventKind::ExpandTopics { add_per_broker } => {
+                for topic in 0..self.world.topics.len() {
+                    self.world.add_queues(topic, self.scenario.brokers, add_per_broker);
+                }
+                self.events.push(format!("topics expand by {add_per_broker} queue(s) per broker"));
+            }
+            EventKind::DuplicateId { stay_s } => {
+                if let Some(twin) = self.pick_alive() {
+                    let i = self.join(Some(twin));
+                    self.processes[i].leave_at = Some(now + stay_s * 1_000);
+                    self.events.push(format!("{} starts with {}'s client id", letter(i), letter(twin)));
+                }
+            }
+            EventKind::SlowConsume { consumer, duration_s } => {
+                if let Some(i) = consumer.filter(|&c| self.alive().contains(&c)).or_else(|| self.pick_alive()) {
+                    self.processes[i].slow = Some((now, duration_s * 1_000));
+                    self.events.push(format!("{}'s orderly listener calls take {duration_s} s", letter(i)));
+                }
+            }
+            EventKind::StaleView { rounds } => {
+                if let Some(i) = self.pick_alive() {
+                    self.processes[i].stale_rounds = rounds;
+                    self.events.push(format!("{} sees stale client ids for {rounds} round(s)", letter(i)));
+                }
+            }
+        }
+        self.quiet_since = now;
+    }
+
+    fn random_faults(&mut self) {
+        let f = self.scenario.faults.clone();
+        let rng = &mut self.world.rng;
+        let mut fire = Vec::new();
+        if rng.gen_bool(f.join) {
+            fire.push(EventKind::Join);
+        }
+        if rng.gen_bool(f.leave) {
+            fire.push(EventKind::Leave { consumer: None });
+        }
+        if rng.gen_bool(f.crash) {
+            fire.push(EventKind::Crash { consumer: None, detect_s: rng.gen_range(0..=10) });
+        }
+        if rng.gen_bool(f.broker_restart) {
+            fire.push(EventKind::BrokerRestart { broker: rng.gen_range(0..self.scenario.brokers), down_s: rng.gen_range(5..=30) });
+        }
+        if rng.gen_bool(f.expand_topics) {
+            fire.push(EventKind::ExpandTopics { add_per_broker: 1 });
+        }
+        if rng.gen_bool(f.duplicate_id) {
+            fire.push(EventKind::DuplicateId { stay_s: rng.gen_range(30..=120) });
+        }
+        if rng.gen_bool(f.slow_consume) {
+            fire.push(EventKind::SlowConsume { consumer: None, duration_s: rng.gen_range(25..=45) });
+        }
+        if rng.gen_bool(f.stale_view) {
+            fire.push(EventKind::StaleView { rounds: rng.gen_range(1..=4) });
+        }
+        for kind in fire {
+            self.apply(kind);
+        }
+    }
+
+    fn produce(&mut self) {
+        for topic in 0..self.world.topics.len() {
+            for _ in 0..self.scenario.messages_per_second {
+                let queues = &self.world.topics[topic].queues;
+                let q = queues[self.world.rng.gen_range(0..queues.len())].clone();
+                *self.world.log.get_mut(&q).expect("every queue has a log") += 1;
+                self.world.checks.summary.messages_produced += 1;
+            }
+        }
+    }
+
+    fn departures(&mut self) {
+        let now = self.world.now;
+        let due: Vec<usize> = self.pending_unregister.iter().filter(|(at, _)| *at <= now).map(|(_, i)| *i).collect();
+        self.pending_unregister.retain(|(at, _)| *at > now);
+        for i in due {
+            self.world.unregister(i);
+            self.notify_all();
+            self.quiet_since = now;
+        }
+        let leaving: Vec<usize> = self.processes.iter().filter(|p| p.alive && p.leave_at.is_some_and(|at| at <= now)).map(|p| p.instance).collect();
+        for i in leaving {
+            self.leave(i);
+            self.events.push(format!("{} (duplicate id) leaves", letter(i)));
+            self.quiet_since = now;
+        }
+    }
+
+    /// The client ids this process sees this round: usually the registry, sometimes stale or
+    /// partial; `None` when no broker can be asked.
+    fn view_of_ids(&mut self, p: usize) -> Option<Vec<String>> {
+        if (0..self.scenario.brokers).all(|b| !self.world.broker_up(&broker_name(b))) {
+            return None;
+        }
+        if self.processes[p].stale_rounds == 0 {
+            return Some(self.world.client_ids());
+        }
+        self.processes[p].stale_rounds -= 1;
+        if self.world.rng.gen_bool(0.5) {
+            Some(self.world.client_ids_at(30_000))
+        } else {
+            let mut ids = self.world.client_ids();
+            let me = self.processes[p].client_id.clone();
+            let others: Vec<usize> = (0..ids.len()).filter(|&i| ids[i] != me).collect();
+            if let Some(&drop) = others.choose(&mut self.world.rng) {
+                ids.remove(drop);
+            }
+            Some(ids)
+        }
+    }
+
+    fn step_group(&mut self, p: usize, g: usize) {
+        let now = self.world.now;
+        let ids = if now >= self.processes[p].groups[g].next_rebalance { Some(self.view_of_ids(p)) } else { None };
+        let instance = self.processes[p].instance;
+        let process = &mut self.processes[p];
+        let client_id = process.client_id.clone();
+        let group: &mut GroupClient = &mut process.groups[g];
+        let orderly = self.world.topics[g].orderly;
+
+        // Listener calls that ended: commit their progress unless the state was dropped meanwhile.
+        let ended: Vec<MessageQueue> = group.calls.iter().filter(|(_, c)| c.end <= now).map(|(q, _)| q.clone()).collect();
+        for q in ended {
+            let call = group.calls.remove(&q).expect("listed above");
+            if group.rebalancer.state(&q).is_some_and(|s| s.generation == call.generation && !s.dropped) {
+                group.offsets.insert(q, call.to);
+            }
+        }
+
+        let mut host = SimHost { world: &mut self.world, offsets: &mut group.offsets, pulls: &mut group.pulls, calls: &group.calls, client_id: &client_id, instance, scheduled: None };
+        if let Some(ids) = ids {
+            let topic = &host.world.topics[g];
+            let views: BTreeMap<String, TopicView> = [(topic.name.clone(), TopicView { queues: Some(topic.queues.clone()), client_ids: ids })].into();
+            let reports = group.rebalancer.rebalance_all(&views, now, &mut host);
+            let observed = &mut host.world.checks.summary.observed;
+            observed.rebalance_rounds += 1;
+            let mut balanced = true;
+            for r in &reports {
+                balanced &= r.balanced;
+                observed.forced_unlocks += r.released.iter().filter(|x| x.forced).count() as u64;
+                observed.leaked_locks += r.skipped.iter().filter(|x| x.lock_leaked).count() as u64;
+                observed.deferred_releases += r.deferred.len() as u64;
+            }
+            let next = now + if balanced { REBALANCE_INTERVAL_MS } else { UNBALANCED_RETRY_MS };
+            group.next_rebalance = host.scheduled.map_or(next, |s| s.min(next));
+        }
+        if orderly && now >= group.next_lock {
+            group.rebalancer.lock_all(now, &mut host);
+            group.next_lock = now + LOCK_RENEW_MS;
+        }
+        if now >= group.next_persist {
+            let held: Vec<MessageQueue> = group.rebalancer.held().map(|(q, _)| q.clone()).collect();
+            for q in held {
+                let _ = host.commit(&q);
+            }
+            group.next_persist = now + PERSIST_INTERVAL_MS;
+        }
+        drop(host);
+
+        // The pull loop and the listener.
+        let queues: Vec<MessageQueue> = group.pulls.keys().cloned().collect();
+        for q in queues {
+            let pull = group.pulls[&q].clone();
+            let Some(state) = group.rebalancer.state(&q).copied() else {
+                group.pulls.remove(&q);
+                continue;
+            };
+            if state.generation != pull.generation {
+                group.pulls.remove(&q);
+                continue;
+            }
+            if state.dropped || now < pull.start_at {
+                continue;
+            }
+            group.rebalancer.record_pull(&q, pull.generation, now);
+            if !self.world.broker_up(&q.broker_name) || !group.rebalancer.is_consumable(&q, pull.generation, now) {
+                continue;
+            }
+            let available = self.world.log[&q] - pull.next_offset;
+            if available <= 0 {
+                continue;
+            }
+            if !orderly {
+                let take = available.min(PULL_BATCH);
+                self.world.checks.record_delivery(&q, pull.next_offset, pull.next_offset + take);
+                let next = pull.next_offset + take;
+                group.pulls.get_mut(&q).expect("present").next_offset = next;
+                group.offsets.insert(q, next);
+                continue;
+            }
+            if group.calls.get(&q).is_some_and(|c| c.end > now) {
+                continue;
+            }
+            let take = available.min(ORDERLY_BATCH);
+            let duration = match process.slow {
+                Some((at, slow)) if at == now => slow,
+                _ => TICK_MS,
+            };
+            let to = pull.next_offset + take;
+            self.world.checks.start_call(&q, instance, now, now + duration);
+            self.world.checks.record_delivery(&q, pull.next_offset, to);
+            group.calls.insert(q.clone(), Call { generation: pull.generation, to, end: now + duration });
+            group.pulls.get_mut(&q).expect("present").next_offset = to;
+        }
+    }
+
+    /// Owners now, handoff gaps, and the convergence check once the group has been quiet.
+    fn observe(&mut self) {
+        let now = self.world.now;
+        let mut owners: BTreeMap<MessageQueue, Vec<usize>> = BTreeMap::new();
+        for (t, topic) in self.world.topics.iter().enumerate() {
+            for q in &topic.queues {
+                let who = self
+                    .processes
+                    .iter()
+                    .filter(|p| p.alive)
+                    .filter(|p| p.groups[t].rebalancer.state(q).is_some_and(|s| p.groups[t].rebalancer.is_consumable(q, s.generation, now)))
+                    .map(|p| p.instance)
+                    .collect();
+                owners.insert(q.clone(), who);
+            }
+        }
+        self.world.checks.observe_owners(owners, now);
+        if self.disturbed() {
+            self.quiet_since = now;
+            self.convergence_checked = false;
+        } else if !self.convergence_checked && now >= self.quiet_since + CONVERGENCE_AFTER_MS {
+            self.world.checks.check_convergence(now);
+            self.convergence_checked = true;
+        }
+    }
+
+    /// Whether the group's views cannot agree right now: faults may strike, a consumer sees a
+    /// stale list, a death is not yet noticed, two processes share an id, a broker is down, a
+    /// dead consumer still holds a broker lock, or a slow listener call runs.
+    fn disturbed(&self) -> bool {
+        let now = self.world.now;
+        let f = &self.scenario.faults;
+        let random_faults = f.join + f.leave + f.crash + f.broker_restart + f.expand_topics + f.duplicate_id + f.slow_consume + f.stale_view + f.call_failure > 0.0;
+        let ids = self.world.client_ids();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        sorted.dedup();
+        (random_faults && now < self.scenario.length_s * 1_000)
+            || self.processes.iter().any(|p| p.alive && (p.stale_rounds > 0 || p.groups.iter().any(|g| g.calls.values().any(|c| c.end > now + TICK_MS))))
+            || !self.pending_unregister.is_empty()
+            || sorted.len() != ids.len()
+            || self.world.broker_down_until.iter().any(|&until| now < until)
+            || self.world.locks.values().any(|l| !ids.contains(&l.client_id) && now.saturating_sub(l.renewed_at) <= crate::world::BROKER_LOCK_EXPIRY_MS)
+    }
+}
+
+/// Consumer instances are shown as letters: A, B, ..., Z, then a27, a28, ...
+pub fn letter(instance: usize) -> String {
+    if instance < 26 {
+        ((b'A' + instance as u8) as char).to_string()
+    } else {
+        format!("a{}", instance + 1)
+    }
+}
+

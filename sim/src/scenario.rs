@@ -1,0 +1,175 @@
+//! Scenarios: the cluster, the group and the faults of one simulation, as TOML.
+
+use serde::{Deserialize, Serialize};
+
+/// A whole scenario. Times are seconds of simulated time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Faults and production happen in `[0, length_s)`; then `drain_s` of calm for the group to
+    /// converge and consume everything.
+    pub length_s: u64,
+    #[serde(default = "default_drain")]
+    pub drain_s: u64,
+    pub brokers: usize,
+    pub initial_consumers: usize,
+    /// Strategy config name and parameters, as in the CLI batch form.
+    #[serde(default = "default_strategy")]
+    pub strategy: String,
+    #[serde(default)]
+    pub strategy_params: serde_json::Value,
+    pub topics: Vec<TopicSpec>,
+    #[serde(default = "default_rate")]
+    pub messages_per_second: u32,
+    #[serde(default)]
+    pub events: Vec<Event>,
+    #[serde(default)]
+    pub faults: FaultRates,
+}
+
+fn default_drain() -> u64 {
+    300
+}
+fn default_strategy() -> String {
+    "averagely".into()
+}
+fn default_rate() -> u32 {
+    20
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicSpec {
+    pub name: String,
+    pub queues_per_broker: u32,
+    /// Consumed by an orderly group (queues locked on the broker).
+    #[serde(default)]
+    pub orderly: bool,
+}
+
+/// A scripted event at a fixed time. (Not `deny_unknown_fields`: serde cannot combine it with
+/// the flattened kind.)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub at_s: u64,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EventKind {
+    /// A new consumer process starts.
+    Join,
+    /// A consumer shuts down cleanly (commits, unlocks, unregisters); `None` picks one by seed.
+    Leave { consumer: Option<usize> },
+    /// A consumer dies: no commit, no unlock; the broker notices within `detect_s`.
+    Crash { consumer: Option<usize>, #[serde(default = "default_detect")] detect_s: u64 },
+    /// A broker goes down for `down_s` and comes back with an empty lock table.
+    BrokerRestart { broker: usize, down_s: u64 },
+    /// Every topic gets `add_per_broker` more queues on each broker.
+    ExpandTopics { add_per_broker: u32 },
+    /// A consumer with the id of an existing one starts; it leaves after `stay_s`.
+    DuplicateId { stay_s: u64 },
+    /// Every orderly listener call that a consumer (`None`: one picked by seed) starts in this
+    /// second lasts `duration_s`: slow listeners still running when a rebalance moves their queues.
+    SlowConsume { consumer: Option<usize>, duration_s: u64 },
+    /// A random consumer sees a stale or partial client-id list for `rounds` rounds.
+    StaleView { rounds: u32 },
+}
+
+fn default_detect() -> u64 {
+    10
+}
+
+/// Random faults: the probability of each per second of simulated time (per call for
+/// `call_failure`), inside `[0, length_s)`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FaultRates {
+    pub join: f64,
+    pub leave: f64,
+    pub crash: f64,
+    pub broker_restart: f64,
+    pub expand_topics: f64,
+    pub duplicate_id: f64,
+    pub slow_consume: f64,
+    pub stale_view: f64,
+    /// Probability that one lock, unlock, offset or persist call fails.
+    pub call_failure: f64,
+}
+
+/// The scenarios that ship with the tool (`--scenario NAME`).
+pub const BUILT_IN: &[(&str, &str)] = &[
+    ("default", include_str!("../scenarios/default.toml")),
+    ("orderly-handoff", include_str!("../scenarios/orderly-handoff.toml")),
+    ("stale-views", include_str!("../scenarios/stale-views.toml")),
+    ("chaos", include_str!("../scenarios/chaos.toml")),
+];
+
+impl Scenario {
+    pub fn parse(text: &str) -> Result<Scenario, String> {
+        let s: Scenario = toml::from_str(text).map_err(|e| e.to_string())?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    pub fn built_in(name: &str) -> Option<Scenario> {
+        BUILT_IN.iter().find(|(n, _)| *n == name).map(|(_, text)| Scenario::parse(text).expect("built-in scenarios parse"))
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let bad = |why: String| Err(format!("scenario {}: {why}", self.name));
+        if self.brokers == 0 || self.topics.is_empty() || self.initial_consumers == 0 {
+            return bad("needs at least one broker, one topic and one initial consumer".into());
+        }
+        if self.length_s == 0 || self.length_s > 86_400 || self.drain_s > 86_400 {
+            return bad("length_s must be in 1..=86400 and drain_s at most 86400".into());
+        }
+        for e in &self.events {
+            if let EventKind::BrokerRestart { broker, .. } = e.kind {
+                if broker >= self.brokers {
+                    return bad(format!("broker_restart of broker {broker}, but there are {}", self.brokers));
+                }
+            }
+        }
+        let f = &self.faults;
+        for (name, p) in [("join", f.join), ("leave", f.leave), ("crash", f.crash), ("broker_restart", f.broker_restart), ("expand_topics", f.expand_topics), ("duplicate_id", f.duplicate_id), ("slow_consume", f.slow_consume), ("stale_view", f.stale_view), ("call_failure", f.call_failure)] {
+            if !(0.0..=1.0).contains(&p) {
+                return bad(format!("fault rate {name} = {p} is not a probability"));
+            }
+        }
+        rocketmq_rebalance::StrategyConfig::from_name(&self.strategy, &self.strategy_params).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_built_in_scenario_parses() {
+        for (name, text) in BUILT_IN {
+            let s = Scenario::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(&s.name, name);
+        }
+    }
+
+    #[test]
+    fn bad_scenarios_say_what_is_wrong() {
+        let base = "name = \"x\"\nlength_s = 10\nbrokers = 1\ninitial_consumers = 1\n[[topics]]\nname = \"T\"\nqueues_per_broker = 2\n";
+        assert!(Scenario::parse(base).is_ok());
+        let err = Scenario::parse(&format!("{base}[faults]\ncrash = 2.0\n")).unwrap_err();
+        assert!(err.contains("crash"), "{err}");
+        let err = Scenario::parse(&base.replace("brokers = 1", "brokers = 0")).unwrap_err();
+        assert!(err.contains("at least one broker"), "{err}");
+        let err = Scenario::parse(&format!("{base}strategy = \"nope\"\n")).unwrap_err();
+        assert!(err.contains("unknown strategy") || err.contains("strategy"), "{err}");
+        let err = Scenario::parse(&format!("{base}[[events]]\nat_s = 1\nkind = \"broker_restart\"\nbroker = 3\ndown_s = 1\n")).unwrap_err();
+        assert!(err.contains("broker 3"), "{err}");
+    }
+}
