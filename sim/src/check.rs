@@ -207,3 +207,73 @@ impl Checks {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(id: i32) -> MessageQueue {
+        MessageQueue::new("T", "broker-0", id)
+    }
+
+    #[test]
+    fn loss_and_duplicates_are_counted_per_offset() {
+        let mut c = Checks::default();
+        c.record_delivery(&q(0), 0, 3);
+        c.record_delivery(&q(0), 2, 4);
+        c.record_delivery(&q(0), 6, 7);
+        c.finish(&[(q(0), 8)].into());
+        // 0..8 produced; 4, 5 and 7 never delivered; 2 delivered twice.
+        assert_eq!(c.summary.violations.lost_messages, 3);
+        assert_eq!(c.summary.duplicates, 1);
+        assert_eq!(c.summary.messages_consumed, 6);
+    }
+
+    #[test]
+    fn overlapping_listener_calls_of_two_consumers_clash() {
+        let mut c = Checks::default();
+        c.start_call(&q(0), 1, 0, 5_000);
+        c.start_call(&q(0), 1, 5_000, 6_000);
+        assert_eq!(c.summary.violations.orderly_exclusivity, 0, "back to back, same consumer");
+        c.start_call(&q(0), 2, 6_000, 7_000);
+        assert_eq!(c.summary.violations.orderly_exclusivity, 0, "the first consumer's call ended at 6 s");
+        c.start_call(&q(0), 3, 6_500, 7_000);
+        assert_eq!(c.summary.violations.orderly_exclusivity, 1);
+        assert_eq!(c.summary.first_violations.len(), 1);
+    }
+
+    #[test]
+    fn a_single_writer_going_back_is_a_violation_two_writers_are_observed() {
+        let mut c = Checks::default();
+        c.observe_owners([(q(0), vec![1])].into(), 0);
+        c.record_commit(&q(0), 0, 10, 1, 0);
+        c.record_commit(&q(0), 10, 8, 1, 1_000);
+        assert_eq!(c.summary.violations.offset_regressions, 1);
+        // Instance 2 takes over in the next tick and writes an older offset: a handoff race.
+        c.observe_owners([(q(0), vec![2])].into(), 1_000);
+        c.record_commit(&q(0), 8, 5, 2, 1_000);
+        assert_eq!(c.summary.observed.regressions_two_writers, 1);
+        assert_eq!(c.summary.violations.offset_regressions, 1);
+    }
+
+    #[test]
+    fn consequences_of_a_forgotten_lock_are_attributed_to_it() {
+        let mut c = Checks { client_of: vec!["a".into(), "b".into()], ..Checks::default() };
+        c.lock_loss.insert(q(0), ("a".into(), 10_000));
+        c.start_call(&q(0), 0, 10_000, 40_000);
+        c.start_call(&q(0), 1, 20_000, 21_000);
+        assert_eq!((c.summary.violations.orderly_exclusivity, c.summary.observed.after_broker_lock_loss), (0, 1));
+        // Long after the loss, a clash is a violation again.
+        c.start_call(&q(0), 0, 200_000, 240_000);
+        c.start_call(&q(0), 1, 210_000, 211_000);
+        assert_eq!(c.summary.violations.orderly_exclusivity, 1);
+    }
+
+    #[test]
+    fn convergence_needs_exactly_one_owner_per_queue() {
+        let mut c = Checks::default();
+        c.observe_owners([(q(0), vec![1]), (q(1), vec![]), (q(2), vec![1, 2])].into(), 0);
+        c.check_convergence(0);
+        assert_eq!(c.summary.violations.convergence, 2);
+    }
+}

@@ -36,7 +36,8 @@ pub enum Allocation {
 }
 
 impl Allocation {
-    /// The allocated queues, resolved against the `mq_all` the strategy was given.
+    /// The allocated queues, resolved against the `mq_all` the strategy was given (positions
+    /// index that slice; another slice gives other queues, or panics if shorter).
     pub fn resolve<'a>(&'a self, mq_all: &'a [MessageQueue]) -> Vec<&'a MessageQueue> {
         match self {
             Allocation::Positions(p) => p.iter().map(|&i| &mq_all[i]).collect(),

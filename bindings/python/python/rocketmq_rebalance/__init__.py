@@ -1,0 +1,138 @@
+"""RocketMQ consumer rebalancing, computed exactly as the Java client computes it.
+
+Every consumer of a group sorts the same queue and client-id lists and runs the same strategy to
+find its own share. This package gives Python clients the Java client's strategies bit for bit
+(the same Rust core serves C, Java and the CLI), a whole-group view, and the rebalance engine.
+
+    >>> from rocketmq_rebalance import Averagely, MessageQueue
+    >>> queues = [MessageQueue("TopicA", "broker-a", i) for i in range(4)]
+    >>> [q.queue_id for q in Averagely().allocate("group", "c1", queues, ["c1", "c2"])]
+    [0, 1]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from . import _native
+from ._engine import Acquired, Deferred, Host, LockReport, QueueState, Rebalancer, Released, RoundReport, RoundWarning, Skipped
+from ._errors import (
+    CallbackError,
+    IllegalArgumentError,
+    InputTooLargeError,
+    InvalidParametersError,
+    MissingConfigurationError,
+    RebalanceError,
+    UnknownStrategyError,
+)
+from ._native import (
+    Averagely,
+    AveragelyByCircle,
+    ByConfig,
+    ByMachineRoom,
+    ConsistentHash,
+    MachineRoomNearby,
+    MessageQueue,
+    SeparatorResolver,
+    Strategy,
+    sort_like_java,
+)
+
+__version__: str = _native.__version__
+
+
+def _plain(value: Any) -> Any:
+    """MessageQueues inside parameters become the ["topic", "broker", id] form of the config text."""
+    if isinstance(value, MessageQueue):
+        return [value.topic, value.broker_name, value.queue_id]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def strategy_from_config(name: str, **params: Any) -> Strategy:
+    """A strategy from its config name (``averagely``, ``consistent_hash``, ...) or Java name
+    (``AVG``, ``CONSISTENT_HASH``, ...) and parameters: the same config the CLI and the C API
+    take, e.g. ``strategy_from_config("consistent_hash", virtual_node_count=20)``."""
+    return _native.strategy_from_config(name, **_plain(params))
+
+
+def allocate_group(strategy: Strategy, group: str, mq_all: Sequence[MessageQueue], cid_all: Sequence[str]) -> Dict[str, List[MessageQueue]]:
+    """Every member's share at once: {client id: queues}, each exactly what that member computes."""
+    return strategy.allocate_group(group, mq_all, cid_all)
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What ``verify`` found; all empty means the shares partition the queues."""
+
+    orphaned: List[MessageQueue]
+    double_owned: List[Tuple[MessageQueue, List[str]]]
+    duplicate_client_ids: List[str]
+    unknown: List[MessageQueue]
+
+    @property
+    def is_partition(self) -> bool:
+        return not (self.orphaned or self.double_owned or self.duplicate_client_ids or self.unknown)
+
+
+def verify(mq_all: Sequence[MessageQueue], cid_all: Sequence[str], ownership: Mapping[str, Iterable[MessageQueue]]) -> Verification:
+    """Checks that ``ownership`` ({client id: queues}, from a group view or from each client's own
+    answer) gives every queue exactly one owner, and reports duplicate client ids."""
+    raw = _native.verify(mq_all, cid_all, {k: list(v) for k, v in ownership.items()})
+    return Verification(raw["orphaned"], [(q, list(o)) for q, o in raw["double_owned"]], raw["duplicate_client_ids"], raw["unknown"])
+
+
+@dataclass(frozen=True)
+class Movement:
+    moved: int
+    """Queues present before and after whose owners changed."""
+    common: int
+    appeared: int
+    disappeared: int
+
+
+def movement(before: Mapping[str, Iterable[MessageQueue]], after: Mapping[str, Iterable[MessageQueue]]) -> Movement:
+    """How many queues change owner from ``before`` to ``after`` (both {client id: queues})."""
+    raw = _native.movement({k: list(v) for k, v in before.items()}, {k: list(v) for k, v in after.items()})
+    return Movement(raw["moved"], raw["common"], raw["appeared"], raw["disappeared"])
+
+
+__all__ = [
+    "Acquired",
+    "AveragelyByCircle",
+    "Averagely",
+    "ByConfig",
+    "ByMachineRoom",
+    "CallbackError",
+    "ConsistentHash",
+    "Deferred",
+    "Host",
+    "IllegalArgumentError",
+    "InputTooLargeError",
+    "InvalidParametersError",
+    "LockReport",
+    "MachineRoomNearby",
+    "MessageQueue",
+    "MissingConfigurationError",
+    "Movement",
+    "QueueState",
+    "RebalanceError",
+    "Rebalancer",
+    "Released",
+    "RoundReport",
+    "RoundWarning",
+    "SeparatorResolver",
+    "Skipped",
+    "Strategy",
+    "UnknownStrategyError",
+    "Verification",
+    "allocate_group",
+    "movement",
+    "sort_like_java",
+    "strategy_from_config",
+    "verify",
+]

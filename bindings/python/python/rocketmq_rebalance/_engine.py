@@ -1,0 +1,249 @@
+"""The rebalance engine: typed reports, the Host protocol, and the Rebalancer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from typing import Protocol
+
+from . import _native
+from ._native import MessageQueue, Strategy
+
+
+def _mq(raw: Any) -> MessageQueue:
+    topic, broker, queue_id = raw
+    return MessageQueue(topic, broker, queue_id)
+
+
+def _kind(raw: Any) -> Tuple[str, Optional[str]]:
+    """Tagged enums arrive as a bare string or as {"kind": ..., "detail": ...}."""
+    if isinstance(raw, str):
+        return raw, None
+    detail = raw.get("detail")
+    return raw["kind"], None if detail is None else str(detail)
+
+
+@dataclass(frozen=True)
+class Released:
+    """A queue given up: offset committed (best effort), cached offset dropped, unlocked if orderly."""
+
+    queue: MessageQueue
+    generation: int
+    reason: str
+    """not_assigned, pull_expired, unsubscribed, requested, shutdown or duplicate_client_id."""
+    forced: bool
+    """Java mode: unlocked while the listener may still run."""
+    persist_failed: Optional[str]
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """A release that waits for a later round; the queue stays held, dropped."""
+
+    queue: MessageQueue
+    generation: int
+    reason: str
+    """consume_in_progress or persist_failed."""
+    detail: Optional[str]
+
+
+@dataclass(frozen=True)
+class Acquired:
+    queue: MessageQueue
+    generation: int
+    start_offset: int
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A queue of the allocation not taken this round."""
+
+    queue: MessageQueue
+    reason: str
+    """lock_refused, lock_failed or offset_unavailable."""
+    detail: Optional[str]
+    lock_leaked: bool
+
+
+@dataclass(frozen=True)
+class RoundWarning:
+    kind: str
+    """client_id_absent, duplicate_client_ids or callback_failed."""
+    detail: Optional[str]
+
+
+@dataclass(frozen=True)
+class RoundReport:
+    """What one round (or drop_queue, or shutdown) did."""
+
+    topic: str
+    skipped_round: Optional[str]
+    """route_unknown, client_ids_unavailable or strategy_failed: nothing changed."""
+    skipped_detail: Optional[str]
+    changed: bool
+    balanced: bool
+    allocation: List[MessageQueue]
+    released: List[Released] = field(default_factory=list)
+    deferred: List[Deferred] = field(default_factory=list)
+    acquired: List[Acquired] = field(default_factory=list)
+    skipped: List[Skipped] = field(default_factory=list)
+    warnings: List[RoundWarning] = field(default_factory=list)
+
+    @classmethod
+    def _from_native(cls, raw: Dict[str, Any]) -> "RoundReport":
+        skipped_round, skipped_detail = _kind(raw["skipped_round"]) if raw["skipped_round"] is not None else (None, None)
+        return cls(
+            topic=raw["topic"],
+            skipped_round=skipped_round,
+            skipped_detail=skipped_detail,
+            changed=raw["changed"],
+            balanced=raw["balanced"],
+            allocation=[_mq(q) for q in raw["allocation"]],
+            released=[Released(_mq(r["queue"]), r["generation"], r["reason"], r["forced"], r["persist_failed"]) for r in raw["released"]],
+            deferred=[Deferred(_mq(d["queue"]), d["generation"], *_kind(d["reason"])) for d in raw["deferred"]],
+            acquired=[Acquired(_mq(a["queue"]), a["generation"], a["start_offset"]) for a in raw["acquired"]],
+            skipped=[Skipped(_mq(s["queue"]), *_kind(s["reason"]), s["lock_leaked"]) for s in raw["skipped"]],
+            warnings=[RoundWarning(*_kind(w)) for w in raw["warnings"]],
+        )
+
+
+@dataclass(frozen=True)
+class LockReport:
+    renewed: List[MessageQueue]
+    lost: List[MessageQueue]
+    warnings: List[RoundWarning]
+
+
+@dataclass(frozen=True)
+class QueueState:
+    generation: int
+    dropped: bool
+    locked: bool
+    last_lock_ms: int
+    last_pull_ms: int
+    try_unlock_times: int
+
+
+class Host(Protocol):
+    """What the engine asks of the client around it. Raising an ``Exception`` from a method is
+    that step's failure (a lock refused, an offset that cannot be read, ...): the engine leaves the
+    queue in a defined state and the next round repairs it. KeyboardInterrupt and SystemExit stop
+    the round and propagate."""
+
+    def lock(self, broker: str, queues: List[MessageQueue]) -> Iterable[MessageQueue]:
+        """Lock ``queues`` (all on ``broker``) for this client; return those now locked."""
+        ...
+
+    def unlock(self, broker: str, queues: List[MessageQueue]) -> None: ...
+
+    def read_offset(self, queue: MessageQueue, source: str) -> Optional[int]:
+        """The committed offset, or None when there is none. ``source`` is "store" or
+        "memory_then_store". Raise when the store cannot be asked: that is not "none"."""
+        ...
+
+    def persist_offset(self, queue: MessageQueue) -> None: ...
+
+    def remove_offset(self, queue: MessageQueue) -> None: ...
+
+    def max_offset(self, queue: MessageQueue) -> int: ...
+
+    def search_offset(self, queue: MessageQueue, timestamp_ms: int) -> int: ...
+
+    def try_consume_lock(self, queue: MessageQueue, generation: int, wait_ms: int) -> bool:
+        """Take the queue's consume lock if no listener call runs on it (orderly release)."""
+        ...
+
+    def release_consume_lock(self, queue: MessageQueue, generation: int) -> None: ...
+
+    def dispatch_pull(self, queue: MessageQueue, offset: int, delay_ms: int, generation: int) -> None: ...
+
+    def queue_set_changed(self, topic: str, all_queues: List[MessageQueue], divided: List[MessageQueue]) -> None: ...
+
+    def schedule_rebalance(self, delay_ms: int) -> None: ...
+
+
+class Rebalancer:
+    """One client's rebalancing state (RocketMQ's RebalanceImpl), driven through a Host.
+
+    ``semantics="safe"`` (default) fixes the places where the Java client breaks its own
+    invariants; ``"java"`` reproduces RocketMQ 5.3.x exactly. Thread-safe: calls are serialised.
+    """
+
+    def __init__(
+        self,
+        group: str,
+        client_id: str,
+        strategy: Strategy,
+        *,
+        model: str = "clustering",
+        consume_type: str = "push",
+        orderly: bool = False,
+        consume_from: str = "last_offset",
+        consume_timestamp_ms: int = 0,
+        semantics: str = "safe",
+        timing: Optional[Mapping[str, int]] = None,
+    ) -> None:
+        config: Dict[str, Any] = {
+            "group": group,
+            "client_id": client_id,
+            "model": model,
+            "consume_type": consume_type,
+            "orderly": orderly,
+            "consume_from": consume_from,
+            "consume_timestamp_ms": consume_timestamp_ms,
+            "semantics": semantics,
+        }
+        if timing is not None:
+            config["timing"] = dict(timing)
+        self._native = _native.Rebalancer(config, strategy)
+
+    def subscribe(self, topic: str) -> None:
+        self._native.subscribe(topic)
+
+    def unsubscribe(self, topic: str) -> None:
+        self._native.unsubscribe(topic)
+
+    def subscriptions(self) -> List[str]:
+        return self._native.subscriptions()
+
+    def rebalance_topic(
+        self,
+        topic: str,
+        queues: Optional[Sequence[MessageQueue]],
+        client_ids: Optional[Sequence[str]],
+        now_ms: int,
+        host: Host,
+    ) -> RoundReport:
+        """One round for one topic. ``queues=None``: route unknown; ``client_ids=None``: the
+        group's id list could not be fetched."""
+        return RoundReport._from_native(self._native.rebalance_topic(topic, queues, client_ids, now_ms, host))
+
+    def rebalance_all(
+        self,
+        views: Mapping[str, Tuple[Optional[Sequence[MessageQueue]], Optional[Sequence[str]]]],
+        now_ms: int,
+        host: Host,
+    ) -> List[RoundReport]:
+        """A round for every subscribed topic ({topic: (queues, client_ids)}), then the clean-up of
+        topics no longer subscribed."""
+        return [RoundReport._from_native(r) for r in self._native.rebalance_all(dict(views), now_ms, host)]
+
+    def lock_all(self, now_ms: int, host: Host) -> LockReport:
+        raw = self._native.lock_all(now_ms, host)
+        return LockReport([_mq(q) for q in raw["renewed"]], [_mq(q) for q in raw["lost"]], [RoundWarning(*_kind(w)) for w in raw["warnings"]])
+
+    def drop_queue(self, queue: MessageQueue, now_ms: int, host: Host) -> RoundReport:
+        return RoundReport._from_native(self._native.drop_queue(queue, now_ms, host))
+
+    def shutdown(self, host: Host) -> RoundReport:
+        return RoundReport._from_native(self._native.shutdown(host))
+
+    def is_consumable(self, queue: MessageQueue, generation: int, now_ms: int) -> bool:
+        return self._native.is_consumable(queue, generation, now_ms)
+
+    def record_pull(self, queue: MessageQueue, generation: int, now_ms: int) -> bool:
+        return self._native.record_pull(queue, generation, now_ms)
+
+    def held(self) -> List[Tuple[MessageQueue, QueueState]]:
+        return [(q, QueueState(**s)) for q, s in self._native.held()]

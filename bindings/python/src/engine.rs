@@ -1,0 +1,280 @@
+//! The rebalance engine with a host written in Python.
+//!
+//! A host method that raises an `Exception` is that step's failure, exactly like a failing C
+//! callback. A `BaseException` that is not an `Exception` (KeyboardInterrupt, SystemExit) stops the
+//! round instead: every later callback of the round fails without calling Python, and the
+//! exception is raised when the engine returns, the table left in its defined state.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
+use pyo3::types::{PyDict, PyList};
+use rocketmq_rebalance::engine::{Host, HostError, OffsetRead, ReadFrom, RebalanceConfig, Rebalancer, TopicView, Warning};
+use rocketmq_rebalance::MessageQueue;
+use serde::Serialize;
+
+use crate::errors::IntoPy;
+use crate::queue::{extract_ids, extract_queues, to_py_queue, type_name, PyMessageQueue};
+use crate::strategy::PyStrategy;
+
+struct PyHost<'py> {
+    host: Bound<'py, PyAny>,
+    /// A BaseException that must stop the round.
+    fatal: Option<PyErr>,
+    /// Failures of callbacks that cannot report them to the engine (they return nothing).
+    failures: Vec<String>,
+}
+
+impl<'py> PyHost<'py> {
+    fn py(&self) -> Python<'py> {
+        self.host.py()
+    }
+
+    fn queues(&self, queues: &[MessageQueue]) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(self.py(), queues.iter().map(|q| to_py_queue(self.py(), q)).collect::<PyResult<Vec<_>>>()?)
+    }
+
+    /// Calls `host.<method>(*args)`, turning an exception into a step failure.
+    fn call(&mut self, method: &str, args: impl FnOnce(Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>>) -> Result<Bound<'py, PyAny>, HostError> {
+        if self.fatal.is_some() {
+            return Err(HostError::new("the round was interrupted"));
+        }
+        let py = self.py();
+        let result = args(py).and_then(|a| self.host.call_method1(method, a));
+        result.map_err(|err| {
+            let message = format!("{method}: {err}");
+            if !err.is_instance_of::<PyException>(py) {
+                self.fatal = Some(err);
+            }
+            HostError::new(message)
+        })
+    }
+
+    fn call_void(&mut self, method: &str, args: impl FnOnce(Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>>) {
+        if let Err(e) = self.call(method, args) {
+            self.failures.push(e.0);
+        }
+    }
+}
+
+fn tuple<'py>(py: Python<'py>, items: Vec<Bound<'py, PyAny>>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+    pyo3::types::PyTuple::new(py, items)
+}
+
+macro_rules! args {
+    ($py:expr; $($x:expr),*) => { tuple($py, vec![$($x.into_pyobject($py)?.into_any()),*]) };
+}
+
+impl Host for PyHost<'_> {
+    fn lock(&mut self, broker: &str, queues: &[MessageQueue]) -> Result<Vec<MessageQueue>, HostError> {
+        let list = self.queues(queues).map_err(|e| HostError::new(e.to_string()))?;
+        let locked = self.call("lock", |py| args!(py; broker, list))?;
+        extract_queues(Some(&locked), "lock() result").map(|q| q.values).map_err(|e| HostError::new(format!("lock: {e}")))
+    }
+
+    fn unlock(&mut self, broker: &str, queues: &[MessageQueue]) -> Result<(), HostError> {
+        let list = self.queues(queues).map_err(|e| HostError::new(e.to_string()))?;
+        self.call("unlock", |py| args!(py; broker, list)).map(drop)
+    }
+
+    fn read_offset(&mut self, queue: &MessageQueue, from: ReadFrom) -> Result<OffsetRead, HostError> {
+        let from = match from {
+            ReadFrom::Store => "store",
+            ReadFrom::MemoryThenStore => "memory_then_store",
+        };
+        let q = queue.clone();
+        let offset = self.call("read_offset", |py| args!(py; PyMessageQueue(q), from))?;
+        if offset.is_none() {
+            return Ok(OffsetRead::NotFound);
+        }
+        offset.extract::<i64>().map(OffsetRead::Found).map_err(|_| HostError::new(format!("read_offset must return int or None, got {}", type_name(&offset))))
+    }
+
+    fn persist_offset(&mut self, queue: &MessageQueue) -> Result<(), HostError> {
+        let q = queue.clone();
+        self.call("persist_offset", |py| args!(py; PyMessageQueue(q))).map(drop)
+    }
+
+    fn remove_offset(&mut self, queue: &MessageQueue) {
+        let q = queue.clone();
+        self.call_void("remove_offset", |py| args!(py; PyMessageQueue(q)));
+    }
+
+    fn max_offset(&mut self, queue: &MessageQueue) -> Result<i64, HostError> {
+        let q = queue.clone();
+        let v = self.call("max_offset", |py| args!(py; PyMessageQueue(q)))?;
+        v.extract::<i64>().map_err(|_| HostError::new(format!("max_offset must return int, got {}", type_name(&v))))
+    }
+
+    fn search_offset(&mut self, queue: &MessageQueue, timestamp_ms: i64) -> Result<i64, HostError> {
+        let q = queue.clone();
+        let v = self.call("search_offset", |py| args!(py; PyMessageQueue(q), timestamp_ms))?;
+        v.extract::<i64>().map_err(|_| HostError::new(format!("search_offset must return int, got {}", type_name(&v))))
+    }
+
+    fn try_consume_lock(&mut self, queue: &MessageQueue, generation: u64, wait_ms: u64) -> bool {
+        let q = queue.clone();
+        // A host that cannot answer is treated as busy: the release waits for a later round.
+        match self.call("try_consume_lock", |py| args!(py; PyMessageQueue(q), generation, wait_ms)) {
+            Ok(v) => v.is_truthy().unwrap_or(false),
+            Err(e) => {
+                self.failures.push(e.0);
+                false
+            }
+        }
+    }
+
+    fn release_consume_lock(&mut self, queue: &MessageQueue, generation: u64) {
+        let q = queue.clone();
+        self.call_void("release_consume_lock", |py| args!(py; PyMessageQueue(q), generation));
+    }
+
+    fn dispatch_pull(&mut self, queue: &MessageQueue, offset: i64, delay_ms: u64, generation: u64) {
+        let q = queue.clone();
+        self.call_void("dispatch_pull", |py| args!(py; PyMessageQueue(q), offset, delay_ms, generation));
+    }
+
+    fn queue_set_changed(&mut self, topic: &str, all: &[MessageQueue], divided: &[MessageQueue]) {
+        let (Ok(all), Ok(divided)) = (self.queues(all), self.queues(divided)) else { return };
+        self.call_void("queue_set_changed", |py| args!(py; topic, all, divided));
+    }
+
+    fn schedule_rebalance(&mut self, delay_ms: u64) {
+        self.call_void("schedule_rebalance", |py| args!(py; delay_ms));
+    }
+}
+
+/// The native rebalancer; `rocketmq_rebalance.Rebalancer` wraps it with typed reports.
+/// Calls from several threads are serialised by a mutex taken with the interpreter detached: a
+/// round holds it while calling Python host methods, so a thread waiting for it must not hold
+/// the GIL (that would deadlock).
+#[pyclass(module = "rocketmq_rebalance._native", name = "Rebalancer", frozen)]
+pub struct PyRebalancer {
+    inner: Mutex<Rebalancer>,
+}
+
+impl PyRebalancer {
+    fn lock(&self, py: Python<'_>) -> std::sync::MutexGuard<'_, Rebalancer> {
+        // A poisoned lock only means a previous round panicked; the table is still consistent.
+        self.inner.lock_py_attached(py).unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` with a host, then raises an interrupting exception, or returns the report as
+    /// plain Python data (dicts, lists, `MessageQueue`s as 3-tuples) with failed void callbacks
+    /// added as warnings.
+    fn with_host<'py, R: Serialize>(
+        &self,
+        host: Bound<'py, PyAny>,
+        f: impl FnOnce(&mut Rebalancer, &mut PyHost<'py>) -> R,
+        add_failures: impl FnOnce(&mut R, Vec<String>),
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = host.py();
+        let mut host = PyHost { host, fatal: None, failures: Vec::new() };
+        let mut guard = self.lock(py);
+        let mut report = f(&mut guard, &mut host);
+        drop(guard);
+        if let Some(fatal) = host.fatal {
+            return Err(fatal);
+        }
+        add_failures(&mut report, host.failures);
+        pythonize::pythonize(py, &report).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+}
+
+fn warn(failures: Vec<String>) -> impl Iterator<Item = Warning> {
+    failures.into_iter().map(Warning::CallbackFailed)
+}
+
+#[pymethods]
+impl PyRebalancer {
+    /// `config`: a dict in the engine's configuration form (group, client_id, model, consume_type,
+    /// orderly, consume_from, consume_timestamp_ms, timing, semantics).
+    #[new]
+    fn new(py: Python<'_>, config: Bound<'_, PyDict>, strategy: PyRef<'_, PyStrategy>) -> PyResult<Self> {
+        let config: RebalanceConfig = pythonize::depythonize(config.as_any()).map_err(|e| {
+            crate::errors::to_py(py, &rocketmq_rebalance::Error::InvalidParameters { strategy: "rebalancer".into(), reason: e.to_string() })
+        })?;
+        let inner = Rebalancer::new(config, std::sync::Arc::clone(&strategy.inner)).py_err(py)?;
+        Ok(PyRebalancer { inner: Mutex::new(inner) })
+    }
+
+    fn subscribe(&self, py: Python<'_>, topic: String) {
+        self.lock(py).subscribe(topic);
+    }
+
+    fn unsubscribe(&self, py: Python<'_>, topic: &str) {
+        self.lock(py).unsubscribe(topic);
+    }
+
+    fn subscriptions(&self, py: Python<'_>) -> Vec<String> {
+        self.lock(py).subscriptions().map(str::to_owned).collect()
+    }
+
+    #[pyo3(signature = (topic, queues, client_ids, now_ms, host))]
+    fn rebalance_topic<'py>(
+        &self,
+        topic: &str,
+        queues: Option<Bound<'py, PyAny>>,
+        client_ids: Option<Bound<'py, PyAny>>,
+        now_ms: u64,
+        host: Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let queues = queues.map(|q| extract_queues(Some(&q), "queues").map(|q| q.values)).transpose()?;
+        let ids = client_ids.map(|c| extract_ids(Some(&c), "client_ids")).transpose()?;
+        self.with_host(host, |r, h| r.rebalance_topic(topic, queues.as_deref(), ids.as_deref(), now_ms, h), |r, f| r.warnings.extend(warn(f)))
+    }
+
+    /// `views`: {topic: (queues or None, client ids or None)}.
+    fn rebalance_all<'py>(&self, views: Bound<'py, PyDict>, now_ms: u64, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let mut map = BTreeMap::new();
+        for (topic, view) in views.iter() {
+            let topic: String = topic.extract()?;
+            let (queues, ids): (Option<Bound<'py, PyAny>>, Option<Bound<'py, PyAny>>) =
+                view.extract().map_err(|_| PyTypeError::new_err("each view must be a (queues, client_ids) pair"))?;
+            let queues = queues.map(|q| extract_queues(Some(&q), "queues").map(|q| q.values)).transpose()?;
+            let client_ids = ids.map(|c| extract_ids(Some(&c), "client_ids")).transpose()?;
+            map.insert(topic, TopicView { queues, client_ids });
+        }
+        self.with_host(host, |r, h| r.rebalance_all(&map, now_ms, h), |reports, f| {
+            if let Some(last) = reports.last_mut() {
+                last.warnings.extend(warn(f));
+            }
+        })
+    }
+
+    fn lock_all<'py>(&self, now_ms: u64, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        self.with_host(host, |r, h| r.lock_all(now_ms, h), |r, f| r.warnings.extend(warn(f)))
+    }
+
+    fn drop_queue<'py>(&self, queue: PyRef<'py, PyMessageQueue>, now_ms: u64, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let q = queue.0.clone();
+        self.with_host(host, |r, h| r.drop_queue(&q, now_ms, h), |r, f| r.warnings.extend(warn(f)))
+    }
+
+    fn shutdown<'py>(&self, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        self.with_host(host, |r, h| r.shutdown(h), |r, f| r.warnings.extend(warn(f)))
+    }
+
+    fn is_consumable(&self, py: Python<'_>, queue: PyRef<'_, PyMessageQueue>, generation: u64, now_ms: u64) -> bool {
+        self.lock(py).is_consumable(&queue.0, generation, now_ms)
+    }
+
+    fn record_pull(&self, py: Python<'_>, queue: PyRef<'_, PyMessageQueue>, generation: u64, now_ms: u64) -> bool {
+        self.lock(py).record_pull(&queue.0, generation, now_ms)
+    }
+
+    /// [(queue, state dict)] of every held queue, in Java order.
+    fn held<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let guard = self.lock(py);
+        let out = PyList::empty(py);
+        for (q, s) in guard.held() {
+            let state = pythonize::pythonize(py, s).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            out.append((to_py_queue(py, q)?, state))?;
+        }
+        Ok(out)
+    }
+}
+
