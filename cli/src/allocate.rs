@@ -87,7 +87,7 @@ fn run_table(args: Args) -> Result<ExitCode, String> {
     }
 
     // RebalanceImpl allocates per topic: one group view for each.
-    let mut topics: Vec<&str> = queues.iter().map(|q| q.topic.as_str()).collect();
+    let mut topics: Vec<&str> = queues.iter().map(|q| &*q.topic).collect();
     topics.sort_unstable();
     topics.dedup();
     let mut per_consumer: Vec<Vec<&MessageQueue>> = vec![Vec::new(); consumers.len()];
@@ -95,7 +95,7 @@ fn run_table(args: Args) -> Result<ExitCode, String> {
         consumers.iter().enumerate().rev().map(|(i, c)| (c.as_str(), i)).collect();
     let (mut orphaned, mut double_owned, mut duplicates) = (0, 0, Vec::new());
     for topic in &topics {
-        let positions: Vec<usize> = (0..queues.len()).filter(|&i| queues[i].topic == *topic).collect();
+        let positions: Vec<usize> = (0..queues.len()).filter(|&i| &*queues[i].topic == *topic).collect();
         let topic_queues: Vec<MessageQueue> = positions.iter().map(|&i| queues[i].clone()).collect();
         let view = strategy.allocate_group("cli", &topic_queues, &consumers).map_err(|e| format!("{}: {e}", e.java_exception()))?;
         let report = verify(&topic_queues, &consumers, &view.ownership(&topic_queues));

@@ -2,6 +2,7 @@
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -20,15 +21,19 @@ use crate::java_order::compare_strings;
 ///
 /// Serialized (serde) as the tuple `["topic", "broker", 0]`, the form every binding and the CLI
 /// batch format use.
+///
+/// The names are shared (`Arc<str>`): queues are cloned into every allocation, group view,
+/// engine table and binding call, and a clone is then two reference-count increments rather than
+/// two string copies.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MessageQueue {
-    pub topic: String,
-    pub broker_name: String,
+    pub topic: Arc<str>,
+    pub broker_name: Arc<str>,
     pub queue_id: i32,
 }
 
 impl MessageQueue {
-    pub fn new(topic: impl Into<String>, broker_name: impl Into<String>, queue_id: i32) -> Self {
+    pub fn new(topic: impl Into<Arc<str>>, broker_name: impl Into<Arc<str>>, queue_id: i32) -> Self {
         MessageQueue { topic: topic.into(), broker_name: broker_name.into(), queue_id }
     }
 
@@ -90,7 +95,7 @@ impl Serialize for MessageQueue {
 impl<'de> Deserialize<'de> for MessageQueue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let (topic, broker_name, queue_id) = <(String, String, i32)>::deserialize(d)?;
-        Ok(MessageQueue { topic, broker_name, queue_id })
+        Ok(MessageQueue { topic: topic.into(), broker_name: broker_name.into(), queue_id })
     }
 }
 

@@ -200,11 +200,11 @@ impl Sim<'_> {
                 self.world.broker_down_until[broker] = now + down_s * 1_000;
                 // The lock table lives in the broker's memory.
                 let wiped: Vec<(MessageQueue, String)> =
-                    self.world.locks.iter().filter(|(q, _)| q.broker_name == name).map(|(q, l)| (q.clone(), l.client_id.clone())).collect();
+                    self.world.locks.iter().filter(|(q, _)| *q.broker_name == *name).map(|(q, l)| (q.clone(), l.client_id.clone())).collect();
                 for (q, holder) in wiped {
                     self.world.checks.lock_loss.insert(q, (holder, now));
                 }
-                self.world.locks.retain(|q, _| q.broker_name != name);
+                self.world.locks.retain(|q, _| *q.broker_name != *name);
                 self.events.push(format!("{name} restarts ({down_s} s down)"));
             }
             EventKind::ExpandTopics { add_per_broker } => {

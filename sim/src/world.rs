@@ -107,7 +107,7 @@ impl World {
     pub fn add_queues(&mut self, topic: usize, brokers: usize, per_broker: u32) {
         let t = &mut self.topics[topic];
         for b in 0..brokers {
-            let existing = t.queues.iter().filter(|q| q.broker_name == broker_name(b)).count() as i32;
+            let existing = t.queues.iter().filter(|q| *q.broker_name == *broker_name(b)).count() as i32;
             for k in 0..per_broker as i32 {
                 let q = MessageQueue::new(t.name.clone(), broker_name(b), existing + k);
                 self.log.insert(q.clone(), 0);

@@ -42,8 +42,8 @@ impl PyMessageQueue {
     }
 
     /// Pickling and `copy` rebuild the queue from its three fields.
-    fn __getnewargs__(&self) -> (String, String, i32) {
-        (self.0.topic.clone(), self.0.broker_name.clone(), self.0.queue_id)
+    fn __getnewargs__(&self) -> (&str, &str, i32) {
+        (&self.0.topic, &self.0.broker_name, self.0.queue_id)
     }
 }
 

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::PyClassInitializer;
 use pyo3::types::{PyDict, PyList};
 use rocketmq_rebalance::strategy::{
-    Allocation, Averagely, AveragelyByCircle, ByConfig, ByMachineRoom, ConsistentHash, MachineRoomNearby, MachineRoomResolver, SeparatorResolver,
+    positions_by_counts, Allocation, CountStrategy, Averagely, AveragelyByCircle, ByConfig, ByMachineRoom, ConsistentHash, MachineRoomNearby, MachineRoomResolver, SeparatorResolver,
 };
 use rocketmq_rebalance::{Error, MessageQueue, Strategy, StrategyConfig};
 
@@ -24,6 +24,9 @@ const RELEASE_GIL_ABOVE: usize = 256;
 #[pyclass(module = "rocketmq_rebalance", name = "Strategy", subclass, frozen)]
 pub struct PyStrategy {
     pub inner: Arc<dyn Strategy>,
+    /// AVG and AVG_BY_CIRCLE need only the sizes of the lists and the current id's index: no
+    /// queue is converted (a Python caller's lists stay Python lists).
+    pub by_counts: Option<CountStrategy>,
 }
 
 thread_local! {
@@ -60,6 +63,52 @@ pub fn allocation_to_list<'py>(py: Python<'py>, allocation: &Allocation, queues:
     }
 }
 
+/// The AVG / AVG_BY_CIRCLE answer straight from Python lists or tuples (`None` for other
+/// iterables, which take the general path). Elements are type-checked, not converted.
+fn allocate_by_counts<'py>(
+    py: Python<'py>,
+    kind: CountStrategy,
+    current: Option<&str>,
+    mq_all: Option<&Bound<'py, PyAny>>,
+    cid_all: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Option<Bound<'py, PyList>>> {
+    let as_seq = |o: Option<&Bound<'py, PyAny>>| -> Option<Option<Bound<'py, pyo3::types::PySequence>>> {
+        match o {
+            None => Some(None),
+            Some(o) if o.is_instance_of::<PyList>() || o.is_instance_of::<pyo3::types::PyTuple>() => o.cast::<pyo3::types::PySequence>().ok().cloned().map(Some),
+            Some(_) => None,
+        }
+    };
+    let (Some(queues), Some(ids)) = (as_seq(mq_all), as_seq(cid_all)) else { return Ok(None) };
+    let n = queues.as_ref().map_or(Ok(0), |q| q.len())?;
+    if let Some(q) = &queues {
+        for item in q.try_iter()? {
+            let item = item?;
+            if !item.is_instance_of::<PyMessageQueue>() {
+                return Err(PyTypeError::new_err(format!("mq_all must contain MessageQueue objects, got {}", type_name(&item))));
+            }
+        }
+    }
+    let m = ids.as_ref().map_or(Ok(0), |i| i.len())?;
+    if let Some(list) = &ids {
+        for item in list.try_iter()? {
+            let item = item?;
+            if !item.is_instance_of::<pyo3::types::PyString>() {
+                return Err(PyTypeError::new_err(format!("cid_all must contain str, got {}", type_name(&item))));
+            }
+        }
+    }
+    let current = current.unwrap_or("");
+    // list.index: Java's indexOf (first occurrence, by equality), at C speed.
+    let index = match &ids {
+        Some(list) if !current.is_empty() => list.index(current).ok(),
+        _ => None,
+    };
+    let positions = positions_by_counts(kind, current.is_empty(), n, m, index).py_err(py)?;
+    let queues = queues.expect("positions are empty without queues");
+    PyList::new(py, positions.into_iter().map(|i| queues.get_item(i)).collect::<PyResult<Vec<_>>>()?).map(Some)
+}
+
 #[pymethods]
 impl PyStrategy {
     /// Java's `getName()`.
@@ -80,6 +129,11 @@ impl PyStrategy {
         mq_all: Option<Bound<'py, PyAny>>,
         cid_all: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Option<Bound<'py, PyList>>> {
+        if let Some(kind) = self.by_counts {
+            if let Some(result) = allocate_by_counts(py, kind, current_id.as_deref(), mq_all.as_ref(), cid_all.as_ref())? {
+                return Ok(Some(result));
+            }
+        }
         let queues = extract_queues(mq_all.as_ref(), "mq_all")?;
         let ids = extract_ids(cid_all.as_ref(), "cid_all")?;
         let (group, current) = (group.unwrap_or_default(), current_id.unwrap_or_default());
@@ -116,7 +170,17 @@ impl PyStrategy {
 }
 
 fn base(inner: Arc<dyn Strategy>) -> PyClassInitializer<PyStrategy> {
-    PyClassInitializer::from(PyStrategy { inner })
+    PyClassInitializer::from(wrap(inner))
+}
+
+/// Wraps a core strategy, noting whether it can be answered from counts alone.
+pub fn wrap(inner: Arc<dyn Strategy>) -> PyStrategy {
+    let by_counts = match inner.name().as_ref() {
+        "AVG" => Some(CountStrategy::Averagely),
+        "AVG_BY_CIRCLE" => Some(CountStrategy::Circle),
+        _ => None,
+    };
+    PyStrategy { inner, by_counts }
 }
 
 #[pyclass(module = "rocketmq_rebalance", name = "Averagely", extends = PyStrategy, frozen)]
@@ -289,7 +353,7 @@ fn strategy_from_config(py: Python<'_>, name: &str, params: Option<Bound<'_, PyD
         None => serde_json::Value::Null,
     };
     let inner = StrategyConfig::from_name(name, &params).and_then(|c| c.build()).py_err(py)?;
-    Ok(PyStrategy { inner })
+    Ok(wrap(inner))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -22,7 +22,7 @@ impl Rebalancer {
         let mut all_locked = true;
         let mut changed = false;
         // A queue whose release was deferred is still "present": it is not taken twice.
-        let missing: Vec<&MessageQueue> = target.iter().filter(|q| q.topic == topic && !self.table.contains_key(*q)).collect();
+        let missing: Vec<&MessageQueue> = target.iter().filter(|q| &*q.topic == topic && !self.table.contains_key(*q)).collect();
         for queue in missing {
             if lock {
                 match host.lock(&queue.broker_name, std::slice::from_ref(queue)) {

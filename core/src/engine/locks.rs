@@ -17,7 +17,7 @@ impl Rebalancer {
         let mut by_broker: BTreeMap<String, Vec<MessageQueue>> = BTreeMap::new();
         let safe = self.safe();
         for (queue, _) in self.table.iter().filter(|(_, s)| safe || !s.dropped) {
-            by_broker.entry(queue.broker_name.clone()).or_default().push(queue.clone());
+            by_broker.entry(queue.broker_name.to_string()).or_default().push(queue.clone());
         }
         for (broker, queues) in by_broker {
             match host.lock(&broker, &queues) {
@@ -44,7 +44,7 @@ impl Rebalancer {
     /// reset): released like any other. Java removes it from the table whatever happens; safe mode
     /// keeps a deferred release in the table, dropped, for the next round to finish.
     pub fn drop_queue(&mut self, queue: &MessageQueue, now_ms: u64, host: &mut dyn Host) -> RoundReport {
-        let mut report = RoundReport { topic: queue.topic.clone(), balanced: false, ..RoundReport::default() };
+        let mut report = RoundReport { topic: queue.topic.to_string(), balanced: false, ..RoundReport::default() };
         if !self.table.contains_key(queue) {
             return report;
         }
@@ -65,7 +65,7 @@ impl Rebalancer {
         let unlock = |queues: &[&MessageQueue], host: &mut dyn Host, report: &mut RoundReport| {
             let mut by_broker: BTreeMap<&str, Vec<MessageQueue>> = BTreeMap::new();
             for q in queues {
-                by_broker.entry(q.broker_name.as_str()).or_default().push((*q).clone());
+                by_broker.entry(&*q.broker_name).or_default().push((*q).clone());
             }
             for (broker, qs) in by_broker {
                 if let Err(e) = host.unlock(broker, &qs) {

@@ -24,6 +24,9 @@
 //! 9. Lock renewal (`lock_all`) includes queues whose release is deferred, so a listener call
 //!    still running keeps its broker lock (Java stops renewing them and the broker's lock
 //!    expires under the running call after 60 s).
+//! 10. An orderly release whose unlock fails stays deferred and retries the unlock next round
+//!     (Java's unlock is one-way: when it is lost, the next owner waits for the broker's 60 s
+//!     expiry).
 //!
 //! Both modes report duplicate and missing client ids, iterate queues in sorted order (Java
 //! iterates hash maps) and key every queue state by a generation ([`QueueState`]).

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::report::{DeferReason, Deferred, ReleaseReason, Released, RoundReport, Warning};
+use super::report::{DeferReason, Deferred, ReleaseReason, Released, RoundReport};
 use super::{ConsumeType, Host, Rebalancer};
 use crate::queue::MessageQueue;
 
@@ -23,7 +23,7 @@ impl Rebalancer {
         let safe = self.safe();
         // Phase one: mark. Java marks every queue first, then releases them one by one.
         let mut to_release = Vec::new();
-        for (queue, state) in self.table.iter_mut().filter(|(q, _)| q.topic == topic) {
+        for (queue, state) in self.table.iter_mut().filter(|(q, _)| &*q.topic == topic) {
             let reason = if !target.contains(queue) {
                 Some(if stand_down { ReleaseReason::DuplicateClientId } else { ReleaseReason::NotAssigned })
             } else if push && now_ms.saturating_sub(state.last_pull_ms) > expire {
@@ -94,8 +94,8 @@ impl Rebalancer {
         }
     }
 
-    /// Safe orderly release: only under the consume lock (fix 2), and only once the offset is
-    /// committed (fix 3). The commit happens after the lock is taken, so it includes whatever the
+    /// Safe orderly release: only under the consume lock (fix 2), only once the offset is
+    /// committed (fix 3), and only once the broker lock is given back (fix 10). The commit happens after the lock is taken, so it includes whatever the
     /// last listener call consumed.
     fn release_orderly_safe(&mut self, queue: &MessageQueue, released: Released, host: &mut dyn Host, report: &mut RoundReport) {
         let generation = released.generation;
@@ -111,8 +111,11 @@ impl Rebalancer {
             return defer(DeferReason::PersistFailed(e.0), report);
         }
         host.remove_offset(queue);
+        // A lock left on the broker would keep the next owner out for the broker's 60 s expiry:
+        // the release completes only once the unlock went through (fix 10).
         if let Err(e) = host.unlock(&queue.broker_name, std::slice::from_ref(queue)) {
-            report.warnings.push(Warning::CallbackFailed(format!("unlock {queue}: {e} (the broker lock expires by itself)")));
+            host.release_consume_lock(queue, generation);
+            return defer(DeferReason::UnlockFailed(e.0), report);
         }
         host.release_consume_lock(queue, generation);
         self.table.remove(queue);

@@ -56,6 +56,9 @@ pub enum DeferReason {
     /// Safe mode, orderly: the offset could not be committed; we keep the lock so nobody else
     /// starts from the older offset, and retry next round.
     PersistFailed(String),
+    /// Safe mode, orderly: the unlock failed; retried next round rather than leaving the next
+    /// owner to wait for the broker's lock expiry.
+    UnlockFailed(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -64,7 +64,7 @@ impl Rebalancer {
         if report.changed {
             host.queue_set_changed(topic, &mq_all, &report.allocation);
         }
-        let working: BTreeSet<&MessageQueue> = self.table.iter().filter(|(q, s)| q.topic == topic && !s.dropped).map(|(q, _)| q).collect();
+        let working: BTreeSet<&MessageQueue> = self.table.iter().filter(|(q, s)| &*q.topic == topic && !s.dropped).map(|(q, _)| q).collect();
         report.balanced = working.len() == target.len() && target.iter().all(|q| working.contains(q));
         report
     }
@@ -118,7 +118,7 @@ impl Rebalancer {
     /// `truncateMessageQueueNotMyTopic`. Java drops the queues without committing or unlocking;
     /// safe mode releases them properly (fix 4).
     fn truncate_unsubscribed(&mut self, now_ms: u64, host: &mut dyn Host) -> Option<RoundReport> {
-        let stale: Vec<MessageQueue> = self.table.keys().filter(|q| !self.subscriptions.contains(&q.topic)).cloned().collect();
+        let stale: Vec<MessageQueue> = self.table.keys().filter(|q| !self.subscriptions.contains(&*q.topic)).cloned().collect();
         if stale.is_empty() {
             return None;
         }

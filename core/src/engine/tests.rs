@@ -510,3 +510,25 @@ fn safe_mode_keeps_renewing_the_lock_of_a_deferred_release() {
         assert!(!r.is_consumable(&qs[0], 1, 2_000), "renewed, but still dropped");
     }
 }
+
+#[test]
+fn a_failed_unlock_is_retried_in_safe_mode_and_lost_in_java_mode() {
+    for semantics in BOTH {
+        let (mut r, mut host, qs) = orderly_handoff(semantics);
+        host.consuming.clear();
+        host.unlock_error = true;
+        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host);
+        match semantics {
+            Semantics::Safe => {
+                assert!(matches!(&report.deferred[0].reason, DeferReason::UnlockFailed(m) if m == "unlock failed"));
+                host.unlock_error = false;
+                host.log.clear();
+                let retry = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 2_000, &mut host);
+                assert_eq!(retry.released.len(), 1);
+                assert_eq!(host.calls("unlock"), ["unlock b b:0"]);
+            }
+            Semantics::Java => assert_eq!(report.released.len(), 1, "one-way: Java never learns"),
+        }
+        assert!(r.state(&qs[0]).is_none() || semantics == Semantics::Safe);
+    }
+}

@@ -87,3 +87,34 @@ mod tests {
         assert!(block(2, 5, 4).is_empty());
     }
 }
+
+#[cfg(test)]
+mod by_counts {
+    use crate::strategy::{positions_by_counts, AveragelyByCircle, CountStrategy, Strategy};
+    use crate::{Error, MessageQueue};
+
+    use super::Averagely;
+
+    /// The count-only form agrees with the full strategies on every small size and index.
+    #[test]
+    fn agrees_with_the_full_strategies() {
+        for n in 0..12 {
+            for m in 0..6 {
+                let mqs: Vec<MessageQueue> = (0..n).map(|i| MessageQueue::new("T", "b", i as i32)).collect();
+                let ids: Vec<String> = (0..m).map(|i| format!("c{i}")).collect();
+                for current in ids.iter().map(String::as_str).chain(["absent", ""]) {
+                    let index = ids.iter().position(|c| c == current);
+                    for (kind, full) in [(CountStrategy::Averagely, &Averagely as &dyn Strategy), (CountStrategy::Circle, &AveragelyByCircle)] {
+                        let by_counts = positions_by_counts(kind, current.is_empty(), n, m, index);
+                        let whole = full.allocate_positions("g", current, &mqs, &ids).map(|a| match a {
+                            crate::Allocation::Positions(p) => p,
+                            crate::Allocation::Fixed(_) => unreachable!(),
+                        });
+                        assert_eq!(by_counts, whole, "{kind:?} n={n} m={m} current={current:?}");
+                    }
+                }
+            }
+        }
+        assert_eq!(positions_by_counts(CountStrategy::Averagely, true, 0, 0, None), Err(Error::EmptyCurrentId));
+    }
+}

@@ -11,7 +11,7 @@ use crate::queue::MessageQueue;
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct AveragelyByCircle;
 
-fn dealt(n: usize, m: usize, idx: usize) -> Vec<usize> {
+pub(crate) fn dealt(n: usize, m: usize, idx: usize) -> Vec<usize> {
     (idx..n).step_by(m).collect()
 }
 

@@ -29,12 +29,9 @@ impl ByMachineRoom {
     fn eligible(&self, mq_all: &[MessageQueue]) -> Result<Vec<usize>> {
         let mut kept = Vec::new();
         for (i, mq) in mq_all.iter().enumerate() {
-            let parts = java_split(&mq.broker_name, '@');
-            if parts.len() != 2 {
-                continue;
-            }
+            let Some(idc) = idc_of(&mq.broker_name) else { continue };
             let idcs = self.consume_idcs.as_ref().ok_or(Error::ConsumeIdcsUnset)?;
-            if idcs.contains(parts[0]) {
+            if idcs.contains(idc) {
                 kept.push(i);
             }
         }
@@ -44,7 +41,8 @@ impl ByMachineRoom {
 
 /// Java's `String.split` with a one-character literal separator and limit 0: no separator gives
 /// the whole string; otherwise the parts minus trailing empty ones (`"a@b@"` -> 2 parts,
-/// `"@b"` -> `["", "b"]`, `"@"` -> no parts at all).
+/// `"@b"` -> `["", "b"]`, `"@"` -> no parts at all). The reference [`idc_of`] is tested against.
+#[cfg(test)]
 pub(crate) fn java_split(s: &str, separator: char) -> Vec<&str> {
     if !s.contains(separator) {
         return vec![s];
@@ -54,6 +52,14 @@ pub(crate) fn java_split(s: &str, separator: char) -> Vec<&str> {
         parts.pop();
     }
     parts
+}
+
+/// The first part of `broker_name.split("@")` when there are exactly two parts, without building
+/// the parts: trailing empty parts are dropped by Java, so exactly two parts means exactly one `@`
+/// once the trailing `@`s are stripped.
+pub(crate) fn idc_of(broker_name: &str) -> Option<&str> {
+    let (idc, rest) = broker_name.trim_end_matches('@').split_once('@')?;
+    (!rest.contains('@')).then_some(idc)
 }
 
 fn share(kept: &[usize], m: usize, idx: usize) -> Vec<usize> {
@@ -93,7 +99,23 @@ impl Strategy for ByMachineRoom {
 
 #[cfg(test)]
 mod tests {
-    use super::java_split;
+    use super::{idc_of, java_split};
+
+    /// `idc_of` is "exactly two parts, the first" of the full split, on every short string.
+    #[test]
+    fn idc_of_agrees_with_the_full_split() {
+        let alphabet = ['a', '@', 'b'];
+        let mut words = vec![String::new()];
+        for _ in 0..5 {
+            let next: Vec<String> = words.iter().flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}"))).collect();
+            words.extend(next);
+        }
+        for w in &words {
+            let parts = java_split(w, '@');
+            let want = (parts.len() == 2).then(|| parts[0]);
+            assert_eq!(idc_of(w), want, "{w:?}");
+        }
+    }
 
     /// Expected values from the Java documentation of `String.split(regex)` (limit 0).
     #[test]

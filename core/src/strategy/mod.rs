@@ -21,6 +21,7 @@ pub use by_machine_room::ByMachineRoom;
 pub use consistent_hash::{md5_ring_hash, ConsistentHash};
 pub use machine_room_nearby::{MachineRoomNearby, MachineRoomResolver, SeparatorResolver};
 
+
 use crate::error::{Error, Result};
 use crate::group::{GroupAllocation, MemberShare};
 use crate::queue::MessageQueue;
@@ -116,16 +117,42 @@ pub trait Strategy: Send + Sync + Debug {
 /// `Ok(None)` means "current id is not in the list": Java logs `[BUG]` and returns an empty list.
 /// `Ok(Some(i))` gives the first index of the current id (`cidAll.indexOf`).
 pub(crate) fn check(current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Option<usize>> {
-    if current_id.is_empty() {
+    check_sizes(current_id.is_empty(), mq_all.len(), cid_all.len())?;
+    Ok(cid_all.iter().position(|c| c == current_id))
+}
+
+/// The emptiness checks of [`check`], on sizes alone.
+fn check_sizes(current_empty: bool, queues: usize, ids: usize) -> Result<()> {
+    if current_empty {
         return Err(Error::EmptyCurrentId);
     }
-    if mq_all.is_empty() {
+    if queues == 0 {
         return Err(Error::EmptyQueueList);
     }
-    if cid_all.is_empty() {
+    if ids == 0 {
         return Err(Error::EmptyClientIdList);
     }
-    Ok(cid_all.iter().position(|c| c == current_id))
+    Ok(())
+}
+
+/// AVG and AVG_BY_CIRCLE depend only on the sizes of the lists and the first index of the current
+/// id, so callers that hold the lists as foreign objects (the bindings) can skip converting them.
+/// `index` is the first position of the current id in `cid_all`, `None` when absent. Same checks,
+/// same errors, same positions as [`Strategy::allocate_positions`].
+pub fn positions_by_counts(strategy: CountStrategy, current_empty: bool, queues: usize, ids: usize, index: Option<usize>) -> Result<Vec<usize>> {
+    check_sizes(current_empty, queues, ids)?;
+    let Some(index) = index else { return Ok(Vec::new()) };
+    Ok(match strategy {
+        CountStrategy::Averagely => averagely::block(queues, ids, index).collect(),
+        CountStrategy::Circle => by_circle::dealt(queues, ids, index),
+    })
+}
+
+/// The strategies [`positions_by_counts`] can compute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountStrategy {
+    Averagely,
+    Circle,
 }
 
 /// The group-level form of [`check`]: the error that calling every distinct member in order
