@@ -19,13 +19,16 @@ pub const TICK_MS: u64 = 1_000;
 /// Convergence is checked once views have agreed this long: 2 rounds, plus 5 s of slack.
 pub const CONVERGENCE_AFTER_MS: u64 = 2 * REBALANCE_INTERVAL_MS + 5_000;
 
+/// A queue and the consumer instances that can consume it.
+pub type QueueOwners = (MessageQueue, Vec<usize>);
+
 /// What the CLI prints round by round: every 20 s of simulated time, and whenever events fire.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     pub t_ms: u64,
     pub events: Vec<String>,
     /// Per topic: each queue and the instances that can consume it now.
-    pub owners: Vec<(String, Vec<(MessageQueue, Vec<usize>)>)>,
+    pub owners: Vec<(String, Vec<QueueOwners>)>,
     /// Queues whose owners changed since the previous snapshot.
     pub moved: usize,
 }
@@ -366,7 +369,6 @@ impl Sim<'_> {
             }
             group.next_persist = now + PERSIST_INTERVAL_MS;
         }
-        drop(host);
 
         // The pull loop and the listener.
         let queues: Vec<MessageQueue> = group.pulls.keys().cloned().collect();

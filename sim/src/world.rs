@@ -55,7 +55,7 @@ pub fn broker_index(name: &str) -> usize {
 
 impl World {
     pub fn broker_up(&self, broker: &str) -> bool {
-        self.broker_down_until.get(broker_index(broker)).map_or(false, |&until| self.now >= until)
+        self.broker_down_until.get(broker_index(broker)).is_some_and(|&until| self.now >= until)
     }
 
     /// Whether this broker call goes through: the broker is up and the dice say yes.

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::{check, check_group, distinct_in_order, Allocation, Strategy};
+use super::{check, check_group, Allocation, Strategy};
 use crate::error::Result;
 use crate::group::{GroupAllocation, MemberShare};
 use crate::queue::MessageQueue;
@@ -54,16 +54,8 @@ impl Strategy for Averagely {
 
 /// `(first index, id)` for each distinct id, in order of first appearance.
 pub(crate) fn first_indices(cid_all: &[String]) -> impl Iterator<Item = (usize, &str)> {
-    let distinct = distinct_in_order(cid_all);
-    let mut firsts = Vec::with_capacity(distinct.len());
-    let mut next = 0;
-    for (i, id) in cid_all.iter().enumerate() {
-        if next < distinct.len() && distinct[next] == id {
-            firsts.push((i, id.as_str()));
-            next += 1;
-        }
-    }
-    firsts.into_iter()
+    let mut seen = std::collections::HashSet::with_capacity(cid_all.len());
+    cid_all.iter().map(String::as_str).enumerate().filter(move |&(_, id)| seen.insert(id))
 }
 
 #[cfg(test)]

@@ -130,10 +130,15 @@ impl MachineRoomNearby {
     /// of the full list. Java's `addAll(null)` becomes [`Error::InnerResultNull`].
     fn inner_share(&self, group: &str, current: &str, positions: &[usize], mq_all: &[MessageQueue], ids: &[String]) -> Result<Piece> {
         let subset: Vec<MessageQueue> = positions.iter().map(|&i| mq_all[i].clone()).collect();
-        match self.inner.allocate_positions(group, current, &subset, ids) {
-            Ok(allocation) => Ok(Piece::from_inner(allocation, positions)),
-            Err(Error::NoConfiguredQueues) => Err(Error::InnerResultNull(self.inner.name().into_owned())),
-            Err(e) => Err(e),
+        let allocation = self.inner.allocate_positions(group, current, &subset, ids).map_err(|e| self.null_is_npe(e))?;
+        Ok(Piece::from_inner(allocation, positions))
+    }
+
+    /// Java's `addAll(null)`: an inner strategy's null result is a NullPointerException here.
+    fn null_is_npe(&self, e: Error) -> Error {
+        match e {
+            Error::NoConfiguredQueues => Error::InnerResultNull(self.inner.name().into_owned()),
+            e => e,
         }
     }
 }
@@ -213,10 +218,7 @@ impl Strategy for MachineRoomNearby {
         let mut pieces: Vec<Vec<Piece>> = members.iter().map(|_| Vec::new()).collect();
         let add_room = |positions: &[usize], ids: &[String], pieces: &mut Vec<Vec<Piece>>| -> Result<()> {
             let subset: Vec<MessageQueue> = positions.iter().map(|&i| mq_all[i].clone()).collect();
-            let view = self.inner.allocate_group(group, &subset, ids).map_err(|e| match e {
-                Error::NoConfiguredQueues => Error::InnerResultNull(self.inner.name().into_owned()),
-                e => e,
-            })?;
+            let view = self.inner.allocate_group(group, &subset, ids).map_err(|e| self.null_is_npe(e))?;
             for share in view.members {
                 pieces[index[share.client_id.as_str()]].push(Piece::from_inner(share.allocation, positions));
             }
