@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
-use rocketmq_rebalance::{batch, java_order, verify, Allocation, MessageQueue, StrategyConfig};
+use rocketmq_rebalance::{batch, java_order, verify, MessageQueue, StrategyConfig};
 use serde_json::Value;
 
 use crate::queue_spec;
@@ -104,10 +104,10 @@ fn run_table(args: Args) -> Result<ExitCode, String> {
         duplicates = report.duplicate_client_ids;
         for share in &view.members {
             let owned = &mut per_consumer[slot_of[share.client_id.as_str()]];
-            match &share.allocation {
-                Allocation::Positions(p) => owned.extend(p.iter().map(|&i| &queues[positions[i]])),
+            match share.allocation.positions() {
+                Some(p) => owned.extend(p.map(|i| &queues[positions[i]])),
                 // CONFIG hands out queues of its own, the same list for every topic.
-                Allocation::Fixed(_) => return Err("by_config ignores the queue list; use --cases to see its answer".into()),
+                None => return Err("by_config ignores the queue list; use --cases to see its answer".into()),
             }
         }
     }

@@ -57,14 +57,16 @@ impl PyStrategy {
 
 /// The caller's own objects for an allocation; fresh `MessageQueue`s for CONFIG's fixed list.
 pub fn allocation_to_list<'py>(py: Python<'py>, allocation: &Allocation, queues: &Queues<'py>) -> PyResult<Bound<'py, PyList>> {
-    match allocation {
-        Allocation::Positions(p) => PyList::new(py, p.iter().map(|&i| queues.objects[i].clone())),
-        Allocation::Fixed(q) => PyList::new(py, q.iter().map(|mq| to_py_queue(py, mq)).collect::<PyResult<Vec<_>>>()?),
+    match (allocation.positions(), allocation) {
+        (Some(p), _) => PyList::new(py, p.map(|i| queues.objects[i].clone())),
+        (None, Allocation::Fixed(q)) => PyList::new(py, q.iter().map(|mq| to_py_queue(py, mq)).collect::<PyResult<Vec<_>>>()?),
+        (None, _) => unreachable!("only Fixed has no positions"),
     }
 }
 
 /// The AVG / AVG_BY_CIRCLE answer straight from Python lists or tuples (`None` for other
-/// iterables, which take the general path). Elements are type-checked, not converted.
+/// iterables, which take the general path). Nothing is converted: the ids are type-checked and
+/// searched with `list.index`; of the queues, only those handed back are type-checked.
 fn allocate_by_counts<'py>(
     py: Python<'py>,
     kind: CountStrategy,
@@ -81,14 +83,6 @@ fn allocate_by_counts<'py>(
     };
     let (Some(queues), Some(ids)) = (as_seq(mq_all), as_seq(cid_all)) else { return Ok(None) };
     let n = queues.as_ref().map_or(Ok(0), |q| q.len())?;
-    if let Some(q) = &queues {
-        for item in q.try_iter()? {
-            let item = item?;
-            if !item.is_instance_of::<PyMessageQueue>() {
-                return Err(PyTypeError::new_err(format!("mq_all must contain MessageQueue objects, got {}", type_name(&item))));
-            }
-        }
-    }
     let m = ids.as_ref().map_or(Ok(0), |i| i.len())?;
     if let Some(list) = &ids {
         for item in list.try_iter()? {
@@ -106,7 +100,16 @@ fn allocate_by_counts<'py>(
     };
     let positions = positions_by_counts(kind, current.is_empty(), n, m, index).py_err(py)?;
     let queues = queues.expect("positions are empty without queues");
-    PyList::new(py, positions.into_iter().map(|i| queues.get_item(i)).collect::<PyResult<Vec<_>>>()?).map(Some)
+    // These strategies never read a queue: only the ones handed back are type-checked.
+    let mut out = Vec::with_capacity(positions.len());
+    for i in positions {
+        let item = queues.get_item(i)?;
+        if !item.is_instance_of::<PyMessageQueue>() {
+            return Err(PyTypeError::new_err(format!("mq_all must contain MessageQueue objects, got {}", type_name(&item))));
+        }
+        out.push(item);
+    }
+    PyList::new(py, out).map(Some)
 }
 
 #[pymethods]

@@ -13,7 +13,12 @@ pub struct Averagely;
 
 /// The block of positions for the member at index `idx` of `m`, over `n` queues, computed as Java
 /// does (including its `n <= m` special case, where a member past the end gets nothing).
-pub(crate) fn block(n: usize, m: usize, idx: usize) -> Range<usize> {
+pub(crate) fn block(n: usize, m: usize, idx: usize) -> Allocation {
+    let range = block_range(n, m, idx);
+    Allocation::Stride { start: range.start, end: range.end, step: 1 }
+}
+
+fn block_range(n: usize, m: usize, idx: usize) -> Range<usize> {
     let (n, m, idx) = (n as i64, m as i64, idx as i64);
     let rem = n % m;
     let bigger = rem > 0 && idx < rem;
@@ -34,7 +39,7 @@ impl Strategy for Averagely {
         let Some(idx) = check(current_id, mq_all, cid_all)? else {
             return Ok(Allocation::Positions(Vec::new()));
         };
-        Ok(Allocation::Positions(block(mq_all.len(), cid_all.len(), idx).collect()))
+        Ok(block(mq_all.len(), cid_all.len(), idx))
     }
 
     /// One pass: each distinct member's block from its first index; positions of later duplicates
@@ -45,7 +50,7 @@ impl Strategy for Averagely {
         let members = first_indices(cid_all)
             .map(|(idx, id)| MemberShare {
                 client_id: id.to_owned(),
-                allocation: Allocation::Positions(block(n, m, idx).collect()),
+                allocation: block(n, m, idx),
             })
             .collect();
         Ok(GroupAllocation { members })
@@ -65,17 +70,17 @@ mod tests {
     /// Blocks worked out by hand from Java's formula: 10 queues over 3 members -> 4, 3, 3.
     #[test]
     fn ten_over_three() {
-        assert_eq!(block(10, 3, 0), 0..4);
-        assert_eq!(block(10, 3, 1), 4..7);
-        assert_eq!(block(10, 3, 2), 7..10);
+        assert_eq!(block_range(10, 3, 0), 0..4);
+        assert_eq!(block_range(10, 3, 1), 4..7);
+        assert_eq!(block_range(10, 3, 2), 7..10);
     }
 
     /// 2 queues over 5 members: the first two get one each, the rest nothing.
     #[test]
     fn fewer_queues_than_members() {
-        assert_eq!(block(2, 5, 0), 0..1);
-        assert_eq!(block(2, 5, 1), 1..2);
-        assert!(block(2, 5, 2).is_empty());
+        assert_eq!(block_range(2, 5, 0), 0..1);
+        assert_eq!(block_range(2, 5, 1), 1..2);
+        assert!(block_range(2, 5, 2).is_empty());
         assert!(block(2, 5, 4).is_empty());
     }
 }
@@ -98,15 +103,26 @@ mod by_counts {
                     let index = ids.iter().position(|c| c == current);
                     for (kind, full) in [(CountStrategy::Averagely, &Averagely as &dyn Strategy), (CountStrategy::Circle, &AveragelyByCircle)] {
                         let by_counts = positions_by_counts(kind, current.is_empty(), n, m, index);
-                        let whole = full.allocate_positions("g", current, &mqs, &ids).map(|a| match a {
-                            crate::Allocation::Positions(p) => p,
-                            crate::Allocation::Fixed(_) => unreachable!(),
-                        });
+                        let whole = full.allocate_positions("g", current, &mqs, &ids).map(|a| a.positions().unwrap().collect::<Vec<_>>());
                         assert_eq!(by_counts, whole, "{kind:?} n={n} m={m} current={current:?}");
                     }
                 }
             }
         }
         assert_eq!(positions_by_counts(CountStrategy::Averagely, true, 0, 0, None), Err(Error::EmptyCurrentId));
+    }
+
+    /// A stride's `len` is the number of positions it yields.
+    #[test]
+    fn stride_len_counts_its_positions() {
+        for n in 0..20 {
+            for m in 1..7 {
+                for idx in 0..m + 2 {
+                    for a in [super::block(n, m, idx), crate::strategy::by_circle::dealt(n, m, idx)] {
+                        assert_eq!(a.len(), a.positions().unwrap().count(), "{a:?}");
+                    }
+                }
+            }
+        }
     }
 }

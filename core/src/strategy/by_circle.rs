@@ -11,8 +11,8 @@ use crate::queue::MessageQueue;
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct AveragelyByCircle;
 
-pub(crate) fn dealt(n: usize, m: usize, idx: usize) -> Vec<usize> {
-    (idx..n).step_by(m).collect()
+pub(crate) fn dealt(n: usize, m: usize, idx: usize) -> Allocation {
+    Allocation::Stride { start: idx, end: n.max(idx), step: m }
 }
 
 impl Strategy for AveragelyByCircle {
@@ -24,7 +24,7 @@ impl Strategy for AveragelyByCircle {
         let Some(idx) = check(current_id, mq_all, cid_all)? else {
             return Ok(Allocation::Positions(Vec::new()));
         };
-        Ok(Allocation::Positions(dealt(mq_all.len(), cid_all.len(), idx)))
+        Ok(dealt(mq_all.len(), cid_all.len(), idx))
     }
 
     /// One pass: member at first index `i` gets positions `i, i+m, ...`; the positions dealt to a
@@ -33,7 +33,7 @@ impl Strategy for AveragelyByCircle {
         check_group(mq_all, cid_all)?;
         let (n, m) = (mq_all.len(), cid_all.len());
         let members = first_indices(cid_all)
-            .map(|(idx, id)| MemberShare { client_id: id.to_owned(), allocation: Allocation::Positions(dealt(n, m, idx)) })
+            .map(|(idx, id)| MemberShare { client_id: id.to_owned(), allocation: dealt(n, m, idx) })
             .collect();
         Ok(GroupAllocation { members })
     }

@@ -151,9 +151,10 @@ enum Piece {
 
 impl Piece {
     fn from_inner(allocation: Allocation, positions: &[usize]) -> Piece {
-        match allocation {
-            Allocation::Positions(p) => Piece::Positions(p.into_iter().map(|i| positions[i]).collect()),
-            Allocation::Fixed(q) => Piece::Fixed(q),
+        match (allocation.positions(), &allocation) {
+            (Some(p), _) => Piece::Positions(p.map(|i| positions[i]).collect()),
+            (None, Allocation::Fixed(q)) => Piece::Fixed(Arc::clone(q)),
+            (None, _) => unreachable!("only Fixed has no positions"),
         }
     }
 

@@ -32,17 +32,52 @@ pub enum Allocation {
     /// Positions into the `mq_all` the strategy was given, in the order Java returns them.
     /// Bindings use positions to hand back the caller's own queue objects.
     Positions(Vec<usize>),
+    /// Every `step`-th position from `start` up to `end` (excluded): AVG's block (`step` 1) and
+    /// AVG_BY_CIRCLE's deal (`step` = members), kept as a formula so the group view of those
+    /// strategies costs O(members), not O(queues).
+    Stride { start: usize, end: usize, step: usize },
     /// Queues that do not come from the input: CONFIG's configured list.
     Fixed(Arc<[MessageQueue]>),
 }
 
+/// The positions of an [`Allocation`], in order.
+pub struct PositionIter<'a>(PositionSource<'a>);
+
+enum PositionSource<'a> {
+    List(std::slice::Iter<'a, usize>),
+    Stride(std::iter::StepBy<std::ops::Range<usize>>),
+}
+
+impl Iterator for PositionIter<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        match &mut self.0 {
+            PositionSource::List(it) => it.next().copied(),
+            PositionSource::Stride(it) => it.next(),
+        }
+    }
+}
+
 impl Allocation {
+    /// Positions into the `mq_all` the strategy was given; `None` for [`Allocation::Fixed`].
+    pub fn positions(&self) -> Option<PositionIter<'_>> {
+        match self {
+            Allocation::Positions(p) => Some(PositionIter(PositionSource::List(p.iter()))),
+            Allocation::Stride { start, end, step } => Some(PositionIter(PositionSource::Stride((*start..*end).step_by((*step).max(1))))),
+            Allocation::Fixed(_) => None,
+        }
+    }
+
     /// The allocated queues, resolved against the `mq_all` the strategy was given (positions
     /// index that slice; another slice gives other queues, or panics if shorter).
     pub fn resolve<'a>(&'a self, mq_all: &'a [MessageQueue]) -> Vec<&'a MessageQueue> {
-        match self {
-            Allocation::Positions(p) => p.iter().map(|&i| &mq_all[i]).collect(),
-            Allocation::Fixed(q) => q.iter().collect(),
+        match self.positions() {
+            Some(p) => p.map(|i| &mq_all[i]).collect(),
+            None => match self {
+                Allocation::Fixed(q) => q.iter().collect(),
+                _ => unreachable!("only Fixed has no positions"),
+            },
         }
     }
 
@@ -54,6 +89,13 @@ impl Allocation {
     pub fn len(&self) -> usize {
         match self {
             Allocation::Positions(p) => p.len(),
+            Allocation::Stride { start, end, step } => {
+                if start >= end {
+                    0
+                } else {
+                    (end - start - 1) / (*step).max(1) + 1
+                }
+            }
             Allocation::Fixed(q) => q.len(),
         }
     }
@@ -142,10 +184,11 @@ fn check_sizes(current_empty: bool, queues: usize, ids: usize) -> Result<()> {
 pub fn positions_by_counts(strategy: CountStrategy, current_empty: bool, queues: usize, ids: usize, index: Option<usize>) -> Result<Vec<usize>> {
     check_sizes(current_empty, queues, ids)?;
     let Some(index) = index else { return Ok(Vec::new()) };
-    Ok(match strategy {
-        CountStrategy::Averagely => averagely::block(queues, ids, index).collect(),
+    let stride = match strategy {
+        CountStrategy::Averagely => averagely::block(queues, ids, index),
         CountStrategy::Circle => by_circle::dealt(queues, ids, index),
-    })
+    };
+    Ok(stride.positions().map(Iterator::collect).unwrap_or_default())
 }
 
 /// The strategies [`positions_by_counts`] can compute.
