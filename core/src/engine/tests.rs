@@ -188,11 +188,7 @@ fn pull_consumers_read_memory_first() {
 #[test]
 fn releases_what_is_no_longer_assigned() {
     for semantics in BOTH {
-        let mut r = rebalancer(semantics, false);
-        let mut host = Script::default();
-        let qs = queues("T", 4);
-        r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
-        host.log.clear();
+        let (mut r, mut host, qs) = holding(semantics, false, 4);
         let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1", "c2"])), 1_000, &mut host);
         let released: Vec<i32> = report.released.iter().map(|r| r.queue.queue_id).collect();
         assert_eq!(released, [2, 3]);
@@ -261,14 +257,20 @@ fn a_lock_taken_for_a_queue_whose_offset_fails_is_returned_in_safe_mode_only() {
     }
 }
 
-/// Holds queue 0 of T orderly, then loses it to c0 (sorted first) while it is being consumed.
-fn orderly_handoff(semantics: Semantics) -> (Rebalancer, Script, Vec<MessageQueue>) {
-    let qs = queues("T", 1);
-    let mut r = rebalancer(semantics, true);
+/// c1 alone holds queues 0..n of T (taken at t=0); the host's log is cleared.
+fn holding(semantics: Semantics, orderly: bool, n: i32) -> (Rebalancer, Script, Vec<MessageQueue>) {
+    let qs = queues("T", n);
+    let mut r = rebalancer(semantics, orderly);
     let mut host = Script::default();
     r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
-    host.consuming.insert(qs[0].clone());
     host.log.clear();
+    (r, host, qs)
+}
+
+/// Holds queue 0 of T orderly while a listener call runs on it (losing it to c0 is the next step).
+fn orderly_handoff(semantics: Semantics) -> (Rebalancer, Script, Vec<MessageQueue>) {
+    let (r, mut host, qs) = holding(semantics, true, 1);
+    host.consuming.insert(qs[0].clone());
     (r, host, qs)
 }
 
@@ -394,11 +396,7 @@ fn safe_orderly_consumer_stands_down_when_its_own_id_is_duplicated() {
 #[test]
 fn missing_inputs_and_strategy_errors_change_nothing() {
     for semantics in BOTH {
-        let mut r = rebalancer(semantics, false);
-        let mut host = Script::default();
-        let qs = queues("T", 2);
-        r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
-        host.log.clear();
+        let (mut r, mut host, qs) = holding(semantics, false, 2);
         let report = r.rebalance_topic("T", None, Some(&ids(&["c1"])), 1, &mut host);
         assert_eq!(report.skipped_round, Some(RoundSkipped::RouteUnknown));
         let notified = host.calls("changed").len();
@@ -459,10 +457,7 @@ fn lock_renewal_keeps_orderly_queues_consumable() {
 #[test]
 fn drop_queue_releases_on_request() {
     for semantics in BOTH {
-        let qs = queues("T", 1);
-        let mut r = rebalancer(semantics, false);
-        let mut host = Script::default();
-        r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
+        let (mut r, mut host, qs) = holding(semantics, false, 1);
         let report = r.drop_queue(&qs[0], 1, &mut host);
         assert_eq!(report.released[0].reason, ReleaseReason::Requested);
         assert!(r.held().next().is_none());
@@ -475,11 +470,7 @@ fn drop_queue_releases_on_request() {
 #[test]
 fn shutdown_commits_before_unlocking_in_safe_mode() {
     for semantics in BOTH {
-        let qs = queues("T", 2);
-        let mut r = rebalancer(semantics, true);
-        let mut host = Script::default();
-        r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
-        host.log.clear();
+        let (mut r, mut host, _) = holding(semantics, true, 2);
         let report = r.shutdown(&mut host);
         assert_eq!(report.released.len(), 2);
         let first = host.log.iter().position(|l| l.starts_with("persist")).unwrap();
