@@ -202,10 +202,7 @@ fn releases_what_is_no_longer_assigned() {
 
 #[test]
 fn pull_expired_push_queues_restart_with_a_new_generation_but_pull_queues_do_not() {
-    let qs = queues("T", 1);
-    let mut r = rebalancer(Semantics::Safe, false);
-    let mut host = Script::default();
-    r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
+    let (mut r, mut host, qs) = holding(Semantics::Safe, false, 1);
     let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 120_001, &mut host);
     assert_eq!(report.released[0].reason, ReleaseReason::PullExpired);
     assert_eq!(report.acquired[0].generation, 2, "released and taken again in the same round");
@@ -437,10 +434,7 @@ fn unsubscribed_topics_are_released_properly_in_safe_mode_only() {
 
 #[test]
 fn lock_renewal_keeps_orderly_queues_consumable() {
-    let qs = queues("T", 2);
-    let mut r = rebalancer(Semantics::Safe, true);
-    let mut host = Script::default();
-    r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
+    let (mut r, mut host, qs) = holding(Semantics::Safe, true, 2);
     assert!(r.is_consumable(&qs[0], 1, 30_000));
     assert!(!r.is_consumable(&qs[0], 1, 30_001), "a lock not renewed for 30 s is not trusted");
     host.refuse_lock.insert(qs[1].clone());
