@@ -1,0 +1,361 @@
+//! `rmq_rebalancer`: one client's rebalancing state, driven through a C host.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::ffi::c_char;
+use std::sync::{Mutex, MutexGuard};
+
+use rocketmq_rebalance::engine::{RebalanceConfig, Rebalancer, TopicView};
+use rocketmq_rebalance::{Error, MessageQueue};
+
+use crate::args::{out_arg, owned_ids, ref_arg, slice_arg, str_arg, write_out};
+use crate::host::{rmq_host, CHost};
+use crate::panic::{boundary, boundary_or};
+use crate::queue_list::rmq_queue_list;
+use crate::report::{rmq_round_report, rmq_round_report_list};
+use crate::result::rmq_result;
+use crate::strategy::rmq_strategy;
+
+/// One consumer's rebalancing state (Java's `RebalanceImpl`): its subscriptions and the queues it
+/// holds. Made by `rmq_rebalancer_new`, freed by `rmq_rebalancer_free`.
+///
+/// Thread-safe: calls from several threads are serialised by an internal mutex (a client
+/// normally runs rounds on one thread and asks `rmq_rebalancer_is_consumable` from its consume
+/// threads). A call made from inside one of the same rebalancer's host callbacks returns
+/// `RMQ_RESULT_REENTRANT` instead of deadlocking.
+pub struct rmq_rebalancer {
+    inner: Mutex<Rebalancer>,
+}
+
+/// What one client knows of one topic at the start of a round, for `rmq_rebalancer_rebalance_all`.
+#[repr(C)]
+pub struct rmq_topic_view {
+    pub topic: *const c_char,
+    /// The topic's readable queues; NULL when the route is unknown.
+    pub queues: *const rmq_queue_list,
+    /// The group's client ids; NULL (with `client_ids_len` 0) when they could not be fetched.
+    pub client_ids: *const *const c_char,
+    pub client_ids_len: usize,
+}
+
+/// The outcome of `rmq_rebalancer_lock_all`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct rmq_lock_summary {
+    /// Queues whose orderly lock was renewed.
+    pub renewed: usize,
+    /// Queues the broker refused (another client holds them): not consumable until renewed.
+    pub lost: usize,
+    /// Brokers whose lock call failed.
+    pub failed_calls: usize,
+}
+
+thread_local! {
+    /// Rebalancers this thread is inside of, to refuse re-entry from a callback.
+    static ACTIVE: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks the rebalancer active on this thread while held.
+struct Entered(usize);
+
+impl Entered {
+    fn enter(r: &rmq_rebalancer) -> Result<Self, rmq_result> {
+        let key = r as *const rmq_rebalancer as usize;
+        ACTIVE.with(|a| {
+            let mut active = a.borrow_mut();
+            if active.contains(&key) {
+                return Err(rmq_result::Reentrant);
+            }
+            active.push(key);
+            Ok(Entered(key))
+        })
+    }
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        ACTIVE.with(|a| a.borrow_mut().retain(|k| *k != self.0));
+    }
+}
+
+/// Runs `f` on the rebalancer behind `r`, with the re-entry check and the mutex. A panic inside
+/// an earlier call poisons the mutex; the engine's table is still consistent between steps, so
+/// the state is taken over rather than abandoned.
+unsafe fn with_rebalancer<T>(r: *const rmq_rebalancer, f: impl FnOnce(&mut Rebalancer) -> Result<T, rmq_result>) -> Result<T, rmq_result> {
+    // SAFETY: the caller's handle.
+    let r = unsafe { ref_arg(r)? };
+    let _entered = Entered::enter(r)?;
+    let mut guard: MutexGuard<'_, Rebalancer> = r.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    f(&mut guard)
+}
+
+unsafe fn host_arg<'a>(host: *const rmq_host) -> Result<CHost<'a>, rmq_result> {
+    // SAFETY: the caller's host struct, alive for the call.
+    CHost::new(unsafe { ref_arg(host)? })
+}
+
+/// Makes a rebalancer from a JSON configuration and a strategy (shared, not consumed):
+/// `{"group": "g", "client_id": "10.0.0.1@1", "orderly": false, "consume_type": "push",
+/// "model": "clustering", "consume_from": "last_offset", "consume_timestamp_ms": 0,
+/// "semantics": "safe", "timing": {...}}`; only `group` and `client_id` are required.
+/// `RMQ_RESULT_INVALID_PARAMETERS` for malformed or contradictory settings.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_new(config_json: *const c_char, strategy: *const rmq_strategy, out: *mut *mut rmq_rebalancer) -> rmq_result {
+    boundary(|| {
+        let out = out_arg(out)?;
+        // SAFETY: the caller's arguments.
+        let (text, strategy) = unsafe { (str_arg(config_json)?, ref_arg(strategy)?) };
+        let config: RebalanceConfig = serde_json::from_str(text)
+            .map_err(|e| Error::InvalidParameters { strategy: "rebalancer".into(), reason: e.to_string() })?;
+        let rebalancer = Rebalancer::new(config, strategy.inner.clone())?;
+        // SAFETY: checked non-NULL.
+        unsafe { write_out(out, Box::into_raw(Box::new(rmq_rebalancer { inner: Mutex::new(rebalancer) }))) };
+        Ok(())
+    })
+}
+
+/// Frees a rebalancer without calling the host (call `rmq_rebalancer_shutdown` first to commit
+/// offsets and unlock). NULL does nothing.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_free(rebalancer: *mut rmq_rebalancer) {
+    boundary_or((), || {
+        if !rebalancer.is_null() {
+            // SAFETY: a rebalancer this library made, given back once, used by no other thread.
+            drop(unsafe { Box::from_raw(rebalancer) });
+        }
+    })
+}
+
+/// Subscribes to `topic`: `rmq_rebalancer_rebalance_all` includes it from now on.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_subscribe(rebalancer: *const rmq_rebalancer, topic: *const c_char) -> rmq_result {
+    boundary(|| {
+        // SAFETY: the caller's arguments.
+        let topic = unsafe { str_arg(topic)? };
+        unsafe {
+            with_rebalancer(rebalancer, |r| {
+                r.subscribe(topic);
+                Ok(())
+            })
+        }
+    })
+}
+
+/// Unsubscribes: the topic's queues are released at the next `rmq_rebalancer_rebalance_all`.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_unsubscribe(rebalancer: *const rmq_rebalancer, topic: *const c_char) -> rmq_result {
+    boundary(|| {
+        // SAFETY: the caller's arguments.
+        let topic = unsafe { str_arg(topic)? };
+        unsafe {
+            with_rebalancer(rebalancer, |r| {
+                r.unsubscribe(topic);
+                Ok(())
+            })
+        }
+    })
+}
+
+/// One round for one topic (`rebalanceByTopic`): compute this client's share, release queues no
+/// longer ours, take new ones, calling `host` along the way. `queues` NULL means the route is
+/// unknown; `client_ids` NULL (with length 0) means the id list could not be fetched; both are
+/// sorted by the engine. `*out` receives the report (free with `rmq_round_report_free`).
+/// A failing callback is not an error of this call: it shows in the report.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_rebalance_topic(
+    rebalancer: *const rmq_rebalancer,
+    topic: *const c_char,
+    queues: *const rmq_queue_list,
+    client_ids: *const *const c_char,
+    client_ids_len: usize,
+    now_ms: u64,
+    host: *const rmq_host,
+    out: *mut *mut rmq_round_report,
+) -> rmq_result {
+    boundary(|| {
+        let out = out_arg(out)?;
+        // SAFETY: the caller's arguments.
+        unsafe {
+            let topic = str_arg(topic)?;
+            let view = topic_view(queues, client_ids, client_ids_len)?;
+            let mut host = host_arg(host)?;
+            let report = with_rebalancer(rebalancer, |r| {
+                Ok(r.rebalance_topic(topic, view.queues.as_deref(), view.client_ids.as_deref(), now_ms, &mut host))
+            })?;
+            write_out(out, rmq_round_report::into_raw(report));
+        }
+        Ok(())
+    })
+}
+
+unsafe fn topic_view(queues: *const rmq_queue_list, ids: *const *const c_char, ids_len: usize) -> Result<TopicView, rmq_result> {
+    // SAFETY: NULL or a live list; the caller's id array.
+    unsafe {
+        let queues = queues.as_ref().map(|l| l.queues.clone());
+        let client_ids = if ids.is_null() && ids_len == 0 { None } else { Some(owned_ids(ids, ids_len)?) };
+        Ok(TopicView { queues, client_ids })
+    }
+}
+
+/// One round for every subscribed topic, from `views[0..views_len]` (a subscribed topic without
+/// a view counts as unknown), then the release of queues of unsubscribed topics. `*out` receives
+/// the reports (free with `rmq_round_report_list_free`).
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_rebalance_all(
+    rebalancer: *const rmq_rebalancer,
+    views: *const rmq_topic_view,
+    views_len: usize,
+    now_ms: u64,
+    host: *const rmq_host,
+    out: *mut *mut rmq_round_report_list,
+) -> rmq_result {
+    boundary(|| {
+        let out = out_arg(out)?;
+        // SAFETY: the caller's arguments.
+        unsafe {
+            let mut map = BTreeMap::new();
+            for v in slice_arg(views, views_len)? {
+                map.insert(str_arg(v.topic)?.to_owned(), topic_view(v.queues, v.client_ids, v.client_ids_len)?);
+            }
+            let mut host = host_arg(host)?;
+            let reports = with_rebalancer(rebalancer, |r| Ok(r.rebalance_all(&map, now_ms, &mut host)))?;
+            let list = rmq_round_report_list { reports: reports.into_iter().map(|report| rmq_round_report { report }).collect() };
+            write_out(out, Box::into_raw(Box::new(list)));
+        }
+        Ok(())
+    })
+}
+
+/// `lockAll` (every 20 s for orderly consumers): renews the broker lock of every held queue.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_lock_all(rebalancer: *const rmq_rebalancer, now_ms: u64, host: *const rmq_host, out: *mut rmq_lock_summary) -> rmq_result {
+    boundary(|| {
+        let out = out_arg(out)?;
+        // SAFETY: the caller's arguments.
+        unsafe {
+            let mut host = host_arg(host)?;
+            let report = with_rebalancer(rebalancer, |r| Ok(r.lock_all(now_ms, &mut host)))?;
+            write_out(out, rmq_lock_summary { renewed: report.renewed.len(), lost: report.lost.len(), failed_calls: report.warnings.len() });
+        }
+        Ok(())
+    })
+}
+
+/// Releases one queue at the host's request (the broker said OFFSET_ILLEGAL, an offset reset).
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_drop_queue(
+    rebalancer: *const rmq_rebalancer,
+    topic: *const c_char,
+    broker_name: *const c_char,
+    queue_id: i32,
+    now_ms: u64,
+    host: *const rmq_host,
+    out: *mut *mut rmq_round_report,
+) -> rmq_result {
+    boundary(|| {
+        let out = out_arg(out)?;
+        // SAFETY: the caller's arguments.
+        unsafe {
+            let queue = MessageQueue::new(str_arg(topic)?, str_arg(broker_name)?, queue_id);
+            let mut host = host_arg(host)?;
+            let report = with_rebalancer(rebalancer, |r| Ok(r.drop_queue(&queue, now_ms, &mut host)))?;
+            write_out(out, rmq_round_report::into_raw(report));
+        }
+        Ok(())
+    })
+}
+
+/// Shutdown: commits every offset, unlocks orderly queues, forgets everything.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_shutdown(rebalancer: *const rmq_rebalancer, host: *const rmq_host, out: *mut *mut rmq_round_report) -> rmq_result {
+    boundary(|| {
+        let out = out_arg(out)?;
+        // SAFETY: the caller's arguments.
+        unsafe {
+            let mut host = host_arg(host)?;
+            let report = with_rebalancer(rebalancer, |r| Ok(r.shutdown(&mut host)))?;
+            write_out(out, rmq_round_report::into_raw(report));
+        }
+        Ok(())
+    })
+}
+
+/// The queues held now (releases still pending included), in Java order, as a new list.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_held(rebalancer: *const rmq_rebalancer, out: *mut *mut rmq_queue_list) -> rmq_result {
+    boundary(|| {
+        let out = out_arg(out)?;
+        // SAFETY: the caller's arguments.
+        unsafe {
+            let list = with_rebalancer(rebalancer, |r| Ok(rmq_queue_list::from_queues(r.held().map(|(q, _)| q.clone()))))?;
+            write_out(out, Box::into_raw(Box::new(list)));
+        }
+        Ok(())
+    })
+}
+
+/// The generation of the held state of a queue (given to `dispatch_pull`), into `*out`; 0 when the
+/// queue is not held.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_generation(
+    rebalancer: *const rmq_rebalancer,
+    topic: *const c_char,
+    broker_name: *const c_char,
+    queue_id: i32,
+    out: *mut u64,
+) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe { query(rebalancer, topic, broker_name, queue_id, out, |r, q| r.state(q).map_or(0, |s| s.generation)) }
+}
+
+/// Whether the consume service may consume the queue for state `generation` now (held, not
+/// released, and for orderly consumers locked recently enough), into `*out`.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_is_consumable(
+    rebalancer: *const rmq_rebalancer,
+    topic: *const c_char,
+    broker_name: *const c_char,
+    queue_id: i32,
+    generation: u64,
+    now_ms: u64,
+    out: *mut bool,
+) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe { query(rebalancer, topic, broker_name, queue_id, out, |r, q| r.is_consumable(q, generation, now_ms)) }
+}
+
+/// Records a pull of the queue for state `generation` (keeps a push queue from expiring);
+/// `*out` is false for a stale generation.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_record_pull(
+    rebalancer: *const rmq_rebalancer,
+    topic: *const c_char,
+    broker_name: *const c_char,
+    queue_id: i32,
+    generation: u64,
+    now_ms: u64,
+    out: *mut bool,
+) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe { query(rebalancer, topic, broker_name, queue_id, out, |r, q| r.record_pull(q, generation, now_ms)) }
+}
+
+unsafe fn query<T>(
+    rebalancer: *const rmq_rebalancer,
+    topic: *const c_char,
+    broker_name: *const c_char,
+    queue_id: i32,
+    out: *mut T,
+    f: impl FnOnce(&mut Rebalancer, &MessageQueue) -> T,
+) -> rmq_result {
+    boundary(|| {
+        let out = out_arg(out)?;
+        // SAFETY: the caller's arguments (the public wrappers are `unsafe extern "C"`).
+        unsafe {
+            let queue = MessageQueue::new(str_arg(topic)?, str_arg(broker_name)?, queue_id);
+            let value = with_rebalancer(rebalancer, |r| Ok(f(r, &queue)))?;
+            write_out(out, value);
+        }
+        Ok(())
+    })
+}

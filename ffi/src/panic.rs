@@ -1,0 +1,26 @@
+//! The panic boundary around every entry point. A panic must never unwind into C (that is
+//! undefined behaviour): it becomes `RMQ_RESULT_PANIC`, or a documented neutral value for the few
+//! functions that return something else.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::result::rmq_result;
+
+/// Runs `body`, turning its error into a code and a panic into [`rmq_result::Panic`].
+///
+/// `AssertUnwindSafe` is sound here because after a panic the caller only gets a code: no state
+/// the panicking code was changing is observed through this call. Handles whose state a panic
+/// could leave half-changed sit behind a mutex, which records the panic (poisoning) and is
+/// recovered explicitly.
+pub(crate) fn boundary(body: impl FnOnce() -> Result<(), rmq_result>) -> rmq_result {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => rmq_result::Ok,
+        Ok(Err(code)) => code,
+        Err(_) => rmq_result::Panic,
+    }
+}
+
+/// For functions that return a value rather than a code: `fallback` after a panic.
+pub(crate) fn boundary_or<T>(fallback: T, body: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
+}

@@ -1,0 +1,199 @@
+//! Result codes: the core's one `Error` enum mapped once, plus the conditions only a C caller can
+//! create (NULL, invalid UTF-8, a small buffer).
+
+use std::ffi::{c_char, CStr};
+
+use rocketmq_rebalance::Error;
+
+use crate::args::write_text;
+use crate::panic::{boundary, boundary_or};
+
+/// What a call did. Numbers are part of the ABI: a released code is never renumbered or reused.
+/// 0 is success, 1-99 are misuse of the C API, 100 and up mirror the library's errors.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum rmq_result {
+    /// Success: out-parameters were written.
+    Ok = 0,
+    /// A required pointer argument (handle, string, out-parameter, callback) was NULL.
+    NullParameter = 1,
+    /// A string argument, or a string a callback returned, is not valid UTF-8.
+    InvalidUtf8 = 2,
+    /// An array pointer and its length disagree: NULL with a non-zero length.
+    LengthMismatch = 3,
+    /// An index or enumeration value outside its range.
+    OutOfRange = 4,
+    /// The caller's buffer is too small; the length needed was written to the length out-parameter.
+    BufferTooSmall = 5,
+    /// A rebalancer was called from inside one of its own host callbacks.
+    Reentrant = 6,
+    /// The strategy answered with queues that are not positions of the input (CONFIG returns its
+    /// own list): use `rmq_strategy_allocate`, which returns queues.
+    NotPositional = 7,
+    /// A bug in the library: it panicked. The handles involved stay valid.
+    Panic = 99,
+    /// The current client id is empty (Java: IllegalArgumentException "currentCID is empty").
+    EmptyCurrentId = 100,
+    /// The queue list is empty (Java: IllegalArgumentException "mqAll is null or mqAll empty").
+    EmptyQueueList = 101,
+    /// The client-id list is empty (Java: IllegalArgumentException "cidAll is null or cidAll empty").
+    EmptyClientIdList = 102,
+    /// A negative consistent-hash virtual node count (Java: IllegalArgumentException).
+    IllegalVirtualNodeCount = 103,
+    /// The machine-room resolver gave no room for a queue (Java: IllegalArgumentException).
+    NoMachineRoomForQueue = 104,
+    /// The machine-room resolver gave no room for a client id (Java: IllegalArgumentException).
+    NoMachineRoomForConsumer = 105,
+    /// MACHINE_ROOM without an idc set met a broker named `idc@name` (Java: NullPointerException).
+    ConsumeIdcsUnset = 106,
+    /// An inner strategy of MACHINE_ROOM_NEARBY returned null (Java: NullPointerException).
+    InnerResultNull = 107,
+    /// CONFIG has no queue list (Java returns null). `rmq_strategy_allocate` reports this as a
+    /// NULL list and `RMQ_RESULT_OK`; functions that cannot say null return this code.
+    NoConfiguredQueues = 108,
+    /// No strategy answers to the name.
+    UnknownStrategy = 109,
+    /// A strategy or rebalancer configuration is malformed (bad JSON, a missing or wrong parameter).
+    InvalidParameters = 110,
+    /// A callback supplied by the caller reported failure or returned something unusable.
+    CallbackFailed = 111,
+    /// An input larger than the library accepts (a consistent-hash ring beyond 2^24 entries).
+    TooLarge = 112,
+    /// An error of a newer library version this build does not know how to name.
+    Unknown = 199,
+}
+
+impl From<&Error> for rmq_result {
+    fn from(e: &Error) -> Self {
+        match e {
+            Error::EmptyCurrentId => rmq_result::EmptyCurrentId,
+            Error::EmptyQueueList => rmq_result::EmptyQueueList,
+            Error::EmptyClientIdList => rmq_result::EmptyClientIdList,
+            Error::IllegalVirtualNodeCount(_) => rmq_result::IllegalVirtualNodeCount,
+            Error::NoMachineRoomForQueue(_) => rmq_result::NoMachineRoomForQueue,
+            Error::NoMachineRoomForConsumer(_) => rmq_result::NoMachineRoomForConsumer,
+            Error::ConsumeIdcsUnset => rmq_result::ConsumeIdcsUnset,
+            Error::InnerResultNull(_) => rmq_result::InnerResultNull,
+            Error::NoConfiguredQueues => rmq_result::NoConfiguredQueues,
+            Error::UnknownStrategy { .. } => rmq_result::UnknownStrategy,
+            Error::InvalidParameters { .. } => rmq_result::InvalidParameters,
+            Error::Callback(_) => rmq_result::CallbackFailed,
+            Error::TooLarge(_) => rmq_result::TooLarge,
+            _ => rmq_result::Unknown,
+        }
+    }
+}
+
+impl From<Error> for rmq_result {
+    fn from(e: Error) -> Self {
+        rmq_result::from(&e)
+    }
+}
+
+impl rmq_result {
+    /// Every code, for lookups from a raw number.
+    const ALL: [rmq_result; 23] = [
+        rmq_result::Ok,
+        rmq_result::NullParameter,
+        rmq_result::InvalidUtf8,
+        rmq_result::LengthMismatch,
+        rmq_result::OutOfRange,
+        rmq_result::BufferTooSmall,
+        rmq_result::Reentrant,
+        rmq_result::NotPositional,
+        rmq_result::Panic,
+        rmq_result::EmptyCurrentId,
+        rmq_result::EmptyQueueList,
+        rmq_result::EmptyClientIdList,
+        rmq_result::IllegalVirtualNodeCount,
+        rmq_result::NoMachineRoomForQueue,
+        rmq_result::NoMachineRoomForConsumer,
+        rmq_result::ConsumeIdcsUnset,
+        rmq_result::InnerResultNull,
+        rmq_result::NoConfiguredQueues,
+        rmq_result::UnknownStrategy,
+        rmq_result::InvalidParameters,
+        rmq_result::CallbackFailed,
+        rmq_result::TooLarge,
+        rmq_result::Unknown,
+    ];
+
+    fn from_raw(code: u32) -> Option<rmq_result> {
+        Self::ALL.into_iter().find(|c| *c as u32 == code)
+    }
+
+    fn message(self) -> &'static str {
+        match self {
+            rmq_result::Ok => "success",
+            rmq_result::NullParameter => "a required pointer argument was NULL",
+            rmq_result::InvalidUtf8 => "a string is not valid UTF-8",
+            rmq_result::LengthMismatch => "an array pointer is NULL but its length is not zero",
+            rmq_result::OutOfRange => "an index or enumeration value is out of range",
+            rmq_result::BufferTooSmall => "the buffer is too small; the length needed was written",
+            rmq_result::Reentrant => "a rebalancer was called from inside one of its own callbacks",
+            rmq_result::NotPositional => "the strategy's answer is not a subset of the input queues (CONFIG): use rmq_strategy_allocate",
+            rmq_result::Panic => "internal error: the library panicked (please report it)",
+            rmq_result::EmptyCurrentId => "currentCID is empty",
+            rmq_result::EmptyQueueList => "mqAll is null or mqAll empty",
+            rmq_result::EmptyClientIdList => "cidAll is null or cidAll empty",
+            rmq_result::IllegalVirtualNodeCount => "illegal virtualNodeCnt: the virtual node count is negative",
+            rmq_result::NoMachineRoomForQueue => "Machine room is null for a message queue",
+            rmq_result::NoMachineRoomForConsumer => "Machine room is null for a consumer id",
+            rmq_result::ConsumeIdcsUnset => "consumeridcs is null",
+            rmq_result::InnerResultNull => "the inner strategy of MACHINE_ROOM_NEARBY returned null",
+            rmq_result::NoConfiguredQueues => "no message queue list is configured",
+            rmq_result::UnknownStrategy => "unknown strategy name",
+            rmq_result::InvalidParameters => "invalid strategy or rebalancer parameters",
+            rmq_result::CallbackFailed => "a callback reported failure",
+            rmq_result::TooLarge => "input too large",
+            rmq_result::Unknown => "an error this version of the library cannot name",
+        }
+    }
+
+    fn java_exception(self) -> &'static CStr {
+        match self {
+            rmq_result::Ok => c"",
+            rmq_result::ConsumeIdcsUnset | rmq_result::InnerResultNull => c"NullPointerException",
+            rmq_result::CallbackFailed | rmq_result::Panic | rmq_result::Unknown => c"RuntimeException",
+            _ => c"IllegalArgumentException",
+        }
+    }
+}
+
+/// Writes the English message for `code` (NUL-terminated) into `buf` of `len` bytes and its length
+/// without the NUL into `*out_n`.
+///
+/// Returns `RMQ_RESULT_OUT_OF_RANGE` for a number that is no code, `RMQ_RESULT_BUFFER_TOO_SMALL`
+/// (with the length needed, NUL included, in `*out_n`) when `len` is too small.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_result_message(code: u32, buf: *mut c_char, len: usize, out_n: *mut usize) -> rmq_result {
+    boundary(|| {
+        let code = rmq_result::from_raw(code).ok_or(rmq_result::OutOfRange)?;
+        // SAFETY: the caller promises `buf` holds `len` bytes and `out_n` is writable.
+        unsafe { write_text(code.message(), buf, len, out_n) }
+    })
+}
+
+/// The simple name of the exception the Java client throws for the same input
+/// (`"IllegalArgumentException"`, `"NullPointerException"`, `"RuntimeException"`), `""` for
+/// `RMQ_RESULT_OK` and NULL for a number that is no code. Static: never freed.
+#[no_mangle]
+pub extern "C" fn rmq_result_java_exception(code: u32) -> *const c_char {
+    boundary_or(std::ptr::null(), || match rmq_result::from_raw(code) {
+        Some(code) => code.java_exception().as_ptr(),
+        None => std::ptr::null(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_listed_once() {
+        let mut numbers: Vec<u32> = rmq_result::ALL.iter().map(|c| *c as u32).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        assert_eq!(numbers.len(), rmq_result::ALL.len());
+    }
+}

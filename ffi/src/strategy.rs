@@ -1,0 +1,261 @@
+//! `rmq_strategy`: the six RocketMQ strategies, by name + JSON or by typed constructors, and
+//! allocation for one member.
+
+use std::collections::HashSet;
+use std::ffi::{c_char, CString};
+use std::sync::Arc;
+
+use rocketmq_rebalance::strategy::{Allocation, Averagely, AveragelyByCircle, ByConfig, ByMachineRoom, ConsistentHash, MachineRoomNearby};
+use rocketmq_rebalance::{Error, Strategy, StrategyConfig};
+use serde_json::Value;
+
+use crate::args::{opt_str_arg, out_arg, owned_ids, ref_arg, str_arg, with_ids, write_out};
+use crate::panic::{boundary, boundary_or};
+use crate::queue_list::rmq_queue_list;
+use crate::resolver::{rmq_machine_room_resolver, CResolver};
+use crate::result::rmq_result;
+
+/// An allocation strategy (`AllocateMessageQueueStrategy`).
+///
+/// Immutable once made: one strategy may be used by any number of threads at once without
+/// locking. Freed by `rmq_strategy_free`; a strategy used inside another (MACHINE_ROOM_NEARBY's
+/// inner strategy) or by a rebalancer is shared, so it may be freed as soon as the outer one is made.
+pub struct rmq_strategy {
+    pub(crate) inner: Arc<dyn Strategy>,
+    name: CString,
+}
+
+impl rmq_strategy {
+    fn boxed(inner: Arc<dyn Strategy>) -> *mut rmq_strategy {
+        // Java names hold no NUL.
+        let name = CString::new(inner.name().as_bytes()).unwrap_or_default();
+        Box::into_raw(Box::new(rmq_strategy { inner, name }))
+    }
+}
+
+/// Writes a new strategy into `*out` once everything else has succeeded.
+unsafe fn make(out: *mut *mut rmq_strategy, build: impl FnOnce() -> Result<Arc<dyn Strategy>, rmq_result>) -> rmq_result {
+    boundary(|| {
+        let out = out_arg(out)?;
+        let strategy = build()?;
+        // SAFETY: checked non-NULL.
+        unsafe { write_out(out, rmq_strategy::boxed(strategy)) };
+        Ok(())
+    })
+}
+
+/// Makes a strategy from its name and parameters as JSON text: the names and parameters the CLI
+/// and the Python package accept (`"averagely"` or `"AVG"`, `"consistent_hash"` with
+/// `{"virtual_node_count": 10}`, ...). `params_json` may be NULL for no parameters.
+/// `RMQ_RESULT_UNKNOWN_STRATEGY` for a name no strategy has, `RMQ_RESULT_INVALID_PARAMETERS` for
+/// malformed JSON or parameters, `RMQ_RESULT_ILLEGAL_VIRTUAL_NODE_COUNT` where Java's constructor
+/// throws.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_from_config(name: *const c_char, params_json: *const c_char, out: *mut *mut rmq_strategy) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe {
+        make(out, || {
+            let name = str_arg(name)?;
+            let params = match opt_str_arg(params_json)? {
+                None => Value::Null,
+                Some(text) => serde_json::from_str(text)
+                    .map_err(|e| Error::InvalidParameters { strategy: name.to_owned(), reason: format!("params are not JSON: {e}") })?,
+            };
+            Ok(StrategyConfig::from_name(name, &params)?.build()?)
+        })
+    }
+}
+
+/// AVG (`AllocateMessageQueueAveragely`): consecutive blocks.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_averagely_new(out: *mut *mut rmq_strategy) -> rmq_result {
+    // SAFETY: the caller's out-parameter.
+    unsafe { make(out, || Ok(Arc::new(Averagely))) }
+}
+
+/// AVG_BY_CIRCLE (`AllocateMessageQueueAveragelyByCircle`): queues dealt round-robin.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_circle_new(out: *mut *mut rmq_strategy) -> rmq_result {
+    // SAFETY: the caller's out-parameter.
+    unsafe { make(out, || Ok(Arc::new(AveragelyByCircle))) }
+}
+
+/// CONSISTENT_HASH (`AllocateMessageQueueConsistentHash(virtualNodeCnt)`); Java's default is 10.
+/// `RMQ_RESULT_ILLEGAL_VIRTUAL_NODE_COUNT` when negative.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_consistent_hash_new(virtual_node_count: i64, out: *mut *mut rmq_strategy) -> rmq_result {
+    // SAFETY: the caller's out-parameter.
+    unsafe { make(out, || Ok(Arc::new(ConsistentHash::new(virtual_node_count)?))) }
+}
+
+/// MACHINE_ROOM_NEARBY (`AllocateMachineRoomNearby(inner, resolver)`). The resolver struct is
+/// copied; on success the new strategy owns `resolver->user_data` (see `rmq_machine_room_resolver`),
+/// on failure the caller still does. `inner` is shared, not consumed.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_machine_room_nearby_new(
+    inner: *const rmq_strategy,
+    resolver: *const rmq_machine_room_resolver,
+    out: *mut *mut rmq_strategy,
+) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe {
+        make(out, || {
+            let inner = ref_arg(inner)?.inner.clone();
+            let resolver = CResolver::new(ref_arg(resolver)?).ok_or(rmq_result::NullParameter)?;
+            Ok(Arc::new(MachineRoomNearby::new(inner, Arc::new(resolver))))
+        })
+    }
+}
+
+/// MACHINE_ROOM (`AllocateMessageQueueByMachineRoom` after `setConsumeridcs`). `idcs` NULL (with
+/// `idcs_len` 0) leaves the idc set unset, as Java's default null; a non-NULL empty array sets an
+/// empty set.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_by_machine_room_new(idcs: *const *const c_char, idcs_len: usize, out: *mut *mut rmq_strategy) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe {
+        make(out, || {
+            let set = if idcs.is_null() && idcs_len == 0 { None } else { Some(owned_ids(idcs, idcs_len)?.into_iter().collect::<HashSet<_>>()) };
+            Ok(Arc::new(ByMachineRoom::new(set)))
+        })
+    }
+}
+
+/// CONFIG (`AllocateMessageQueueByConfig` after `setMessageQueueList`): every member gets this
+/// list, whatever it asks. `queues` is copied; NULL leaves the list unset (Java's null: allocation
+/// then returns a NULL list).
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_by_config_new(queues: *const rmq_queue_list, out: *mut *mut rmq_strategy) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe {
+        make(out, || {
+            // SAFETY: NULL or a live list.
+            let list = queues.as_ref().map(|l| l.queues.clone());
+            Ok(Arc::new(ByConfig::new(list)))
+        })
+    }
+}
+
+/// Frees a strategy. NULL does nothing.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_free(strategy: *mut rmq_strategy) {
+    boundary_or((), || {
+        if !strategy.is_null() {
+            // SAFETY: a strategy this library made, given back once.
+            drop(unsafe { Box::from_raw(strategy) });
+        }
+    })
+}
+
+/// Java's `getName()` (`"AVG"`, `"CONSISTENT_HASH"`, ...), borrowed from the strategy; NULL for
+/// a NULL strategy.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_name(strategy: *const rmq_strategy) -> *const c_char {
+    // SAFETY: NULL or a live strategy.
+    boundary_or(std::ptr::null(), || unsafe { strategy.as_ref() }.map_or(std::ptr::null(), |s| s.name.as_ptr()))
+}
+
+/// Runs the strategy for `current_id` and hands the answer to `done`, mapping CONFIG's null.
+unsafe fn run(
+    strategy: *const rmq_strategy,
+    group: *const c_char,
+    current_id: *const c_char,
+    queues: *const rmq_queue_list,
+    ids: *const *const c_char,
+    ids_len: usize,
+    done: impl FnOnce(Result<Allocation, Error>, &rmq_queue_list) -> Result<(), rmq_result>,
+) -> Result<(), rmq_result> {
+    // SAFETY: the caller's arguments.
+    unsafe {
+        let strategy = ref_arg(strategy)?;
+        let group = str_arg(group)?;
+        let current = str_arg(current_id)?;
+        let queues = ref_arg(queues)?;
+        with_ids(ids, ids_len, |ids| done(strategy.inner.allocate_positions(group, current, &queues.queues, ids), queues))
+    }
+}
+
+/// The share of `current_id`, as Java's `allocate(group, currentCID, mqAll, cidAll)` computes it
+/// from `queues` and `ids[0..ids_len]` as given (sort both first, as every client must:
+/// `rmq_queue_list_sort`, `rmq_sort_client_ids`). Java's null lists are empty lists here.
+///
+/// `*out` receives a new list (free with `rmq_queue_list_free`), in Java's order; or NULL for
+/// Java's null result (CONFIG with no list), still with `RMQ_RESULT_OK`. Errors are Java's
+/// exceptions as codes (`RMQ_RESULT_EMPTY_CURRENT_ID`, ...).
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_allocate(
+    strategy: *const rmq_strategy,
+    group: *const c_char,
+    current_id: *const c_char,
+    queues: *const rmq_queue_list,
+    ids: *const *const c_char,
+    ids_len: usize,
+    out: *mut *mut rmq_queue_list,
+) -> rmq_result {
+    boundary(|| {
+        let out = out_arg(out)?;
+        // SAFETY: the caller's arguments.
+        unsafe {
+            run(strategy, group, current_id, queues, ids, ids_len, |result, queues| {
+                let list = match result {
+                    Ok(allocation) => Box::into_raw(Box::new(share_list(&allocation, queues))),
+                    Err(Error::NoConfiguredQueues) => std::ptr::null_mut(),
+                    Err(e) => return Err(e.into()),
+                };
+                write_out(out, list);
+                Ok(())
+            })
+        }
+    })
+}
+
+/// An allocation as a new list: positions share the input's names, CONFIG's list is new.
+pub(crate) fn share_list(allocation: &Allocation, queues: &rmq_queue_list) -> rmq_queue_list {
+    match allocation.positions() {
+        Some(positions) => queues.select(positions),
+        None => rmq_queue_list::from_queues(allocation.to_queues(&queues.queues)),
+    }
+}
+
+/// The same share as `rmq_strategy_allocate`, as positions into `queues`, written into the
+/// caller's array `positions[0..positions_cap]` with the count in `*out_len`: no allocation, for
+/// hot paths. A share never has more entries than `queues`, so `positions_cap =
+/// rmq_queue_list_len(queues)` always suffices; a smaller array that is too small gives
+/// `RMQ_RESULT_BUFFER_TOO_SMALL` with the count needed in `*out_len`. CONFIG answers with its own
+/// list, not positions: `RMQ_RESULT_NOT_POSITIONAL` (or `RMQ_RESULT_NO_CONFIGURED_QUEUES`).
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_allocate_positions(
+    strategy: *const rmq_strategy,
+    group: *const c_char,
+    current_id: *const c_char,
+    queues: *const rmq_queue_list,
+    ids: *const *const c_char,
+    ids_len: usize,
+    positions: *mut usize,
+    positions_cap: usize,
+    out_len: *mut usize,
+) -> rmq_result {
+    boundary(|| {
+        let out_len = out_arg(out_len)?;
+        if positions.is_null() && positions_cap > 0 {
+            return Err(rmq_result::LengthMismatch);
+        }
+        // SAFETY: the caller's arguments; `positions` holds `positions_cap` entries.
+        unsafe {
+            run(strategy, group, current_id, queues, ids, ids_len, |result, _| {
+                let allocation = result?;
+                let iter = allocation.positions().ok_or(rmq_result::NotPositional)?;
+                let needed = allocation.len();
+                if needed > positions_cap {
+                    write_out(out_len, needed);
+                    return Err(rmq_result::BufferTooSmall);
+                }
+                for (i, p) in iter.enumerate() {
+                    positions.add(i).write(p);
+                }
+                write_out(out_len, needed);
+                Ok(())
+            })
+        }
+    })
+}

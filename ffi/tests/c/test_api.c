@@ -1,0 +1,611 @@
+/*
+ * The C API beyond the vectors: versions, error paths (NULL, invalid UTF-8, bad lengths, small
+ * buffers, unknown names), Java ordering, resolvers that fail, the group view with hand-derived
+ * numbers, the rebalance engine driven by C callbacks (including callbacks that fail), and
+ * threads sharing one strategy and one rebalancer.
+ */
+#include <pthread.h>
+#include <stdint.h>
+
+#include "check.h"
+
+#ifndef EXPECTED_VERSION
+#error "compile with -DEXPECTED_VERSION=\"x.y.z\" taken from Cargo.toml"
+#endif
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static rmq_queue_list *queues_of(const char *topic, const char *broker, int n) {
+    rmq_queue_list *list = NULL;
+    CHECK_OK(rmq_queue_list_new(&list));
+    for (int i = 0; i < n; i++) CHECK_OK(rmq_queue_list_push(list, topic, broker, i));
+    return list;
+}
+
+static int32_t queue_id_at(const rmq_queue_list *list, size_t i) {
+    int32_t id = -1;
+    CHECK_OK(rmq_queue_list_get(list, i, NULL, NULL, &id));
+    return id;
+}
+
+static void test_version(void) {
+    char expected[32];
+    snprintf(expected, sizeof expected, "%d.%d.%d", RMQ_VERSION_MAJOR, RMQ_VERSION_MINOR, RMQ_VERSION_PATCH);
+    CHECK(strcmp(expected, EXPECTED_VERSION) == 0); /* header macros == Cargo.toml */
+    CHECK(strcmp(rmq_version(), EXPECTED_VERSION) == 0); /* loaded library == Cargo.toml */
+    CHECK(rmq_version_number() == RMQ_VERSION_MAJOR * 1000000u + RMQ_VERSION_MINOR * 1000u + RMQ_VERSION_PATCH);
+}
+
+static void test_messages(void) {
+    char buf[128];
+    size_t n = 0;
+    CHECK_OK(rmq_result_message(RMQ_RESULT_EMPTY_CURRENT_ID, buf, sizeof buf, &n));
+    CHECK(strcmp(buf, "currentCID is empty") == 0 && n == strlen(buf));
+    /* Too small: nothing but the length needed is written. */
+    char tiny[4] = "abc";
+    CHECK_RC(rmq_result_message(RMQ_RESULT_EMPTY_CURRENT_ID, tiny, sizeof tiny, &n), RMQ_RESULT_BUFFER_TOO_SMALL);
+    CHECK(n == strlen("currentCID is empty") + 1 && strcmp(tiny, "abc") == 0);
+    CHECK_RC(rmq_result_message(4242, buf, sizeof buf, &n), RMQ_RESULT_OUT_OF_RANGE);
+    CHECK_RC(rmq_result_message(RMQ_RESULT_OK, buf, sizeof buf, NULL), RMQ_RESULT_NULL_PARAMETER);
+    CHECK_RC(rmq_result_message(RMQ_RESULT_OK, NULL, 10, &n), RMQ_RESULT_LENGTH_MISMATCH);
+    CHECK(strcmp(rmq_result_java_exception(RMQ_RESULT_EMPTY_QUEUE_LIST), "IllegalArgumentException") == 0);
+    CHECK(strcmp(rmq_result_java_exception(RMQ_RESULT_CONSUME_IDCS_UNSET), "NullPointerException") == 0);
+    CHECK(rmq_result_java_exception(4242) == NULL);
+}
+
+static void test_queue_list_errors(void) {
+    rmq_queue_list *list = NULL;
+    CHECK_RC(rmq_queue_list_new(NULL), RMQ_RESULT_NULL_PARAMETER);
+    CHECK_OK(rmq_queue_list_new(&list));
+    CHECK_RC(rmq_queue_list_push(NULL, "T", "b", 0), RMQ_RESULT_NULL_PARAMETER);
+    CHECK_RC(rmq_queue_list_push(list, NULL, "b", 0), RMQ_RESULT_NULL_PARAMETER);
+    CHECK_RC(rmq_queue_list_push(list, "T", "\xff\xfe", 0), RMQ_RESULT_INVALID_UTF8);
+    CHECK(rmq_queue_list_len(list) == 0); /* failed pushes added nothing */
+    CHECK_OK(rmq_queue_list_push(list, "T", "b", -7));
+    const char *topic = "unchanged";
+    CHECK_RC(rmq_queue_list_get(list, 1, &topic, NULL, NULL), RMQ_RESULT_OUT_OF_RANGE);
+    CHECK(strcmp(topic, "unchanged") == 0);
+    CHECK(queue_id_at(list, 0) == -7);
+    CHECK(rmq_queue_list_len(NULL) == 0);
+    CHECK_RC(rmq_queue_list_sort(NULL), RMQ_RESULT_NULL_PARAMETER);
+    rmq_queue_list_free(list);
+    rmq_queue_list_free(NULL);
+    rmq_strategy_free(NULL);
+    rmq_group_allocation_free(NULL);
+    rmq_rebalancer_free(NULL);
+    rmq_round_report_free(NULL);
+    rmq_round_report_list_free(NULL);
+}
+
+/* U+1F600 is a surrogate pair (D83D DE00) in UTF-16, so Java sorts it before U+FF61; strcmp on
+ * UTF-8 bytes (F0.. vs EF..) sorts it after. */
+#define EMOJI "\xF0\x9F\x98\x80"
+#define HALFWIDTH "\xEF\xBD\xA1"
+
+static void test_java_order(void) {
+    const char *ids[] = {"c2", HALFWIDTH, "c10", EMOJI, "c1"};
+    CHECK_OK(rmq_sort_client_ids(ids, COUNT(ids)));
+    const char *expected[] = {"c1", "c10", "c2", EMOJI, HALFWIDTH};
+    for (size_t i = 0; i < COUNT(ids); i++) CHECK(strcmp(ids[i], expected[i]) == 0);
+    int32_t cmp = 0;
+    CHECK_OK(rmq_compare_strings(EMOJI, HALFWIDTH, &cmp));
+    CHECK(cmp < 0 && strcmp(EMOJI, HALFWIDTH) > 0);
+    const char *bad[] = {"a", "\xc3\x28"};
+    CHECK_RC(rmq_sort_client_ids(bad, 2), RMQ_RESULT_INVALID_UTF8);
+    CHECK(strcmp(bad[0], "a") == 0); /* untouched on failure */
+    CHECK_RC(rmq_sort_client_ids(NULL, 2), RMQ_RESULT_LENGTH_MISMATCH);
+    CHECK_OK(rmq_sort_client_ids(NULL, 0));
+
+    /* Queues: topic, then broker (UTF-16 order), then queue id. */
+    rmq_queue_list *list = NULL;
+    CHECK_OK(rmq_queue_list_new(&list));
+    CHECK_OK(rmq_queue_list_push(list, "T", HALFWIDTH, 1));
+    CHECK_OK(rmq_queue_list_push(list, "T", EMOJI, 2));
+    CHECK_OK(rmq_queue_list_push(list, "S", "z", 3));
+    CHECK_OK(rmq_queue_list_push(list, "T", EMOJI, 0));
+    CHECK_OK(rmq_queue_list_sort(list));
+    int32_t order[] = {3, 0, 2, 1};
+    for (size_t i = 0; i < 4; i++) CHECK(queue_id_at(list, i) == order[i]);
+    rmq_queue_list_free(list);
+}
+
+static void test_strategy_errors(void) {
+    rmq_strategy *s = NULL;
+    CHECK_RC(rmq_strategy_from_config("nope", NULL, &s), RMQ_RESULT_UNKNOWN_STRATEGY);
+    CHECK_RC(rmq_strategy_from_config("consistent_hash", "{not json", &s), RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK_RC(rmq_strategy_from_config("consistent_hash", "{\"virtual_node_count\": \"ten\"}", &s), RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK_RC(rmq_strategy_from_config("consistent_hash", "{\"virtual_node_count\": -1}", &s), RMQ_RESULT_ILLEGAL_VIRTUAL_NODE_COUNT);
+    CHECK_RC(rmq_strategy_consistent_hash_new(-5, &s), RMQ_RESULT_ILLEGAL_VIRTUAL_NODE_COUNT);
+    CHECK_RC(rmq_strategy_from_config(NULL, NULL, &s), RMQ_RESULT_NULL_PARAMETER);
+    CHECK_RC(rmq_strategy_from_config("\xff", NULL, &s), RMQ_RESULT_INVALID_UTF8);
+    CHECK_RC(rmq_strategy_averagely_new(NULL), RMQ_RESULT_NULL_PARAMETER);
+    CHECK(s == NULL); /* no failed call wrote its out-parameter */
+    CHECK(rmq_strategy_name(NULL) == NULL);
+
+    CHECK_OK(rmq_strategy_from_config("AVG", NULL, &s));
+    CHECK(strcmp(rmq_strategy_name(s), "AVG") == 0);
+    rmq_queue_list *queues = queues_of("T", "b", 8);
+    const char *ids[] = {"c1", "c2", "c3"};
+    rmq_queue_list *mine = NULL;
+    CHECK_RC(rmq_strategy_allocate(s, "g", "", queues, ids, 3, &mine), RMQ_RESULT_EMPTY_CURRENT_ID);
+    CHECK_RC(rmq_strategy_allocate(s, "g", "c1", queues, NULL, 0, &mine), RMQ_RESULT_EMPTY_CLIENT_ID_LIST);
+    CHECK_RC(rmq_strategy_allocate(s, "g", "c1", queues, NULL, 3, &mine), RMQ_RESULT_LENGTH_MISMATCH);
+    CHECK_RC(rmq_strategy_allocate(s, "g", "c1", queues, ids, (size_t)1 << 40, &mine), RMQ_RESULT_TOO_LARGE);
+    const char *with_null[] = {"c1", NULL};
+    CHECK_RC(rmq_strategy_allocate(s, "g", "c1", queues, with_null, 2, &mine), RMQ_RESULT_NULL_PARAMETER);
+    const char *bad_utf8[] = {"c1", "\xe2\x82"};
+    CHECK_RC(rmq_strategy_allocate(s, "g", "c1", queues, bad_utf8, 2, &mine), RMQ_RESULT_INVALID_UTF8);
+    CHECK_RC(rmq_strategy_allocate(s, "g", "c1", NULL, ids, 3, &mine), RMQ_RESULT_NULL_PARAMETER);
+    CHECK_RC(rmq_strategy_allocate(s, NULL, "c1", queues, ids, 3, &mine), RMQ_RESULT_NULL_PARAMETER);
+    CHECK_RC(rmq_strategy_allocate(s, "g", "c1", queues, ids, 3, NULL), RMQ_RESULT_NULL_PARAMETER);
+    CHECK(mine == NULL);
+
+    /* 8 queues, 3 ids: AVG gives c1 the first ceil(8/3) = 3. */
+    CHECK_OK(rmq_strategy_allocate(s, "g", "c1", queues, ids, 3, &mine));
+    CHECK(rmq_queue_list_len(mine) == 3 && queue_id_at(mine, 2) == 2);
+    rmq_queue_list_free(mine);
+    /* An id not in the list gets nothing (Java logs [BUG] and returns an empty list). */
+    CHECK_OK(rmq_strategy_allocate(s, "g", "stranger", queues, ids, 3, &mine));
+    CHECK(mine != NULL && rmq_queue_list_len(mine) == 0);
+    rmq_queue_list_free(mine);
+
+    size_t positions[2], n = 0;
+    CHECK_RC(rmq_strategy_allocate_positions(s, "g", "c1", queues, ids, 3, positions, 2, &n), RMQ_RESULT_BUFFER_TOO_SMALL);
+    CHECK(n == 3);
+    CHECK_RC(rmq_strategy_allocate_positions(s, "g", "c1", queues, ids, 3, NULL, 2, &n), RMQ_RESULT_LENGTH_MISMATCH);
+    size_t all[8];
+    CHECK_OK(rmq_strategy_allocate_positions(s, "g", "c3", queues, ids, 3, all, 8, &n));
+    CHECK(n == 2 && all[0] == 6 && all[1] == 7);
+    rmq_strategy_free(s);
+
+    /* CONFIG: a NULL list is Java's null; its own list is not positions of the input. */
+    CHECK_OK(rmq_strategy_by_config_new(NULL, &s));
+    mine = (rmq_queue_list *)1;
+    CHECK_OK(rmq_strategy_allocate(s, "g", "c1", queues, ids, 3, &mine));
+    CHECK(mine == NULL);
+    CHECK_RC(rmq_strategy_allocate_positions(s, "g", "c1", queues, ids, 3, all, 8, &n), RMQ_RESULT_NO_CONFIGURED_QUEUES);
+    rmq_strategy_free(s);
+    rmq_queue_list *config = queues_of("Other", "x", 2);
+    CHECK_OK(rmq_strategy_by_config_new(config, &s));
+    rmq_queue_list_free(config); /* copied */
+    CHECK_OK(rmq_strategy_allocate(s, "g", "anyone", queues, NULL, 0, &mine));
+    const char *topic;
+    CHECK_OK(rmq_queue_list_get(mine, 1, &topic, NULL, NULL));
+    CHECK(rmq_queue_list_len(mine) == 2 && strcmp(topic, "Other") == 0);
+    rmq_queue_list_free(mine);
+    CHECK_RC(rmq_strategy_allocate_positions(s, "g", "c1", queues, ids, 3, all, 8, &n), RMQ_RESULT_NOT_POSITIONAL);
+    rmq_strategy_free(s);
+
+    /* MACHINE_ROOM: unset idc set meets an idc@broker name -> Java's NullPointerException. */
+    rmq_queue_list *idc_queues = queues_of("T", "hz@broker-a", 2);
+    CHECK_OK(rmq_strategy_by_machine_room_new(NULL, 0, &s));
+    CHECK_RC(rmq_strategy_allocate(s, "g", "c1", idc_queues, ids, 3, &mine), RMQ_RESULT_CONSUME_IDCS_UNSET);
+    rmq_strategy_free(s);
+    const char *idcs[] = {"hz"};
+    CHECK_OK(rmq_strategy_by_machine_room_new(idcs, 1, &s));
+    CHECK_OK(rmq_strategy_allocate(s, "g", "c1", idc_queues, ids, 3, &mine));
+    CHECK(rmq_queue_list_len(mine) == 1);
+    rmq_queue_list_free(mine);
+    rmq_strategy_free(s);
+    rmq_queue_list_free(idc_queues);
+    rmq_queue_list_free(queues);
+}
+
+/* A resolver whose behaviour the test picks through user_data. */
+enum resolver_mode { ROOMS_OK, ROOMS_FAIL, ROOMS_NULL, ROOMS_BAD_UTF8 };
+typedef struct {
+    enum resolver_mode mode;
+    int *freed;
+} resolver_state;
+
+static int32_t test_broker_room(void *ud, const char *topic, const char *broker, int32_t qid, const char **room) {
+    (void)topic;
+    (void)qid;
+    resolver_state *st = ud;
+    switch (st->mode) {
+    case ROOMS_FAIL: return 42;
+    case ROOMS_NULL: *room = NULL; return 0;
+    case ROOMS_BAD_UTF8: *room = "\xff"; return 0;
+    default: *room = strncmp(broker, "hz", 2) == 0 ? "hz" : "sh"; return 0;
+    }
+}
+
+static int32_t test_consumer_room(void *ud, const char *client_id, const char **room) {
+    (void)ud;
+    *room = strncmp(client_id, "hz", 2) == 0 ? "hz" : "sh";
+    return 0;
+}
+
+static void count_free(void *ud) {
+    (*((resolver_state *)ud)->freed)++;
+}
+
+static void test_resolver(void) {
+    int freed = 0;
+    resolver_state st = {ROOMS_OK, &freed};
+    rmq_strategy *inner = NULL, *s = NULL;
+    CHECK_OK(rmq_strategy_averagely_new(&inner));
+    rmq_machine_room_resolver missing = {&st, test_broker_room, NULL, count_free};
+    CHECK_RC(rmq_strategy_machine_room_nearby_new(inner, &missing, &s), RMQ_RESULT_NULL_PARAMETER);
+    CHECK(freed == 0); /* the caller still owns user_data after a failure */
+    rmq_machine_room_resolver resolver = {&st, test_broker_room, test_consumer_room, count_free};
+    CHECK_OK(rmq_strategy_machine_room_nearby_new(inner, &resolver, &s));
+    rmq_strategy_free(inner); /* shared with the nearby strategy */
+    CHECK(strcmp(rmq_strategy_name(s), "MACHINE_ROOM_NEARBY-AVG") == 0);
+
+    rmq_queue_list *queues = queues_of("T", "hz-b", 4);
+    const char *ids[] = {"hz@1", "sh@1"};
+    rmq_queue_list *mine = NULL;
+    /* All queues are in hz and hz has a consumer: hz@1 gets all four, sh@1 none. */
+    CHECK_OK(rmq_strategy_allocate(s, "g", "hz@1", queues, ids, 2, &mine));
+    CHECK(rmq_queue_list_len(mine) == 4);
+    rmq_queue_list_free(mine);
+    st.mode = ROOMS_FAIL;
+    CHECK_RC(rmq_strategy_allocate(s, "g", "hz@1", queues, ids, 2, &mine), RMQ_RESULT_CALLBACK_FAILED);
+    st.mode = ROOMS_NULL;
+    CHECK_RC(rmq_strategy_allocate(s, "g", "hz@1", queues, ids, 2, &mine), RMQ_RESULT_NO_MACHINE_ROOM_FOR_QUEUE);
+    st.mode = ROOMS_BAD_UTF8;
+    CHECK_RC(rmq_strategy_allocate(s, "g", "hz@1", queues, ids, 2, &mine), RMQ_RESULT_CALLBACK_FAILED);
+    rmq_queue_list_free(queues);
+    CHECK(freed == 0);
+    rmq_strategy_free(s);
+    CHECK(freed == 1); /* freed once, with the strategy */
+}
+
+static void test_group_view(void) {
+    rmq_strategy *s = NULL;
+    CHECK_OK(rmq_strategy_averagely_new(&s));
+    rmq_queue_list *queues = queues_of("T", "b", 8);
+    const char *three[] = {"a", "b", "c"};
+    const char *four[] = {"a", "b", "c", "d"};
+    rmq_group_allocation *before = NULL, *after = NULL;
+    CHECK_OK(rmq_strategy_allocate_group(s, "g", queues, three, 3, &before));
+    CHECK_OK(rmq_strategy_allocate_group(s, "g", queues, four, 4, &after));
+    CHECK(rmq_group_allocation_member_count(before) == 3 && rmq_group_allocation_member_count(after) == 4);
+    const char *id = NULL;
+    rmq_queue_list *share = NULL;
+    CHECK_OK(rmq_group_allocation_member(before, 2, &id, &share));
+    CHECK(strcmp(id, "c") == 0 && rmq_queue_list_len(share) == 2 && queue_id_at(share, 0) == 6);
+    rmq_queue_list_free(share);
+    CHECK_RC(rmq_group_allocation_member(before, 3, &id, &share), RMQ_RESULT_OUT_OF_RANGE);
+
+    rmq_verification v;
+    CHECK_OK(rmq_group_allocation_verify(before, &v));
+    CHECK(v.is_partition && v.orphaned == 0 && v.double_owned == 0);
+    /* AVG, 8 queues: a 0-2, b 3-5, c 6-7 -> a 0-1, b 2-3, c 4-5, d 6-7. Queues 2, 4, 5, 6, 7
+     * change owner: 5 of 8. */
+    rmq_movement m;
+    CHECK_OK(rmq_group_allocation_movement(before, after, &m));
+    CHECK(m.moved == 5 && m.common == 8 && m.appeared == 0 && m.disappeared == 0);
+    CHECK_RC(rmq_group_allocation_movement(before, NULL, &m), RMQ_RESULT_NULL_PARAMETER);
+
+    /* A duplicated id takes the same share twice: not a partition. */
+    const char *dup[] = {"a", "a", "b"};
+    rmq_group_allocation *dupview = NULL;
+    CHECK_OK(rmq_strategy_allocate_group(s, "g", queues, dup, 3, &dupview));
+    CHECK_OK(rmq_group_allocation_verify(dupview, &v));
+    CHECK(!v.is_partition && v.duplicate_client_ids == 1 && v.orphaned == 3);
+    rmq_group_allocation_free(dupview);
+    rmq_group_allocation_free(before);
+    rmq_group_allocation_free(after);
+    rmq_queue_list_free(queues);
+    rmq_strategy_free(s);
+}
+
+/* ---- The engine with a host written in C: an in-memory broker and offset store. ---- */
+
+typedef struct {
+    int lock_fail;          /* lock returns this when non-zero */
+    int persist_fail_queue; /* persist_offset fails for this queue id (-1: never) */
+    int locked[16];         /* broker lock table: 1 when this client holds queue i */
+    int64_t committed[16];  /* -1: no committed offset */
+    int dispatched[16];     /* dispatch_pull calls per queue */
+    int64_t dispatch_offset[16];
+    int unlocks, persists, changes, lock_calls;
+    rmq_rebalancer *self;   /* for the re-entry check */
+    rmq_result reentry;
+} fake_client;
+
+static int32_t h_lock(void *ud, const char *broker, const rmq_queue *qs, size_t len, bool *locked) {
+    fake_client *c = ud;
+    (void)broker;
+    c->lock_calls++;
+    if (c->lock_fail) return c->lock_fail;
+    for (size_t i = 0; i < len; i++) {
+        c->locked[qs[i].queue_id] = 1;
+        locked[i] = true;
+    }
+    return 0;
+}
+
+static int32_t h_unlock(void *ud, const char *broker, const rmq_queue *qs, size_t len) {
+    fake_client *c = ud;
+    (void)broker;
+    for (size_t i = 0; i < len; i++) c->locked[qs[i].queue_id] = 0;
+    c->unlocks += (int)len;
+    return 0;
+}
+
+static int32_t h_read_offset(void *ud, const rmq_queue *q, uint32_t from, bool *found, int64_t *offset) {
+    fake_client *c = ud;
+    CHECK(from == RMQ_READ_FROM_STORE);
+    *found = c->committed[q->queue_id] >= 0;
+    if (*found) *offset = c->committed[q->queue_id];
+    return 0;
+}
+
+static int32_t h_persist(void *ud, const rmq_queue *q) {
+    fake_client *c = ud;
+    if (q->queue_id == c->persist_fail_queue) return 9;
+    c->persists++;
+    return 0;
+}
+
+static int32_t h_max_offset(void *ud, const rmq_queue *q, int64_t *offset) {
+    (void)ud;
+    *offset = 1000 + q->queue_id;
+    return 0;
+}
+
+static int32_t h_search_offset(void *ud, const rmq_queue *q, int64_t ts, int64_t *offset) {
+    (void)ud;
+    (void)q;
+    *offset = ts;
+    return 0;
+}
+
+static bool h_try_consume_lock(void *ud, const rmq_queue *q, uint64_t generation, uint64_t wait_ms) {
+    (void)ud;
+    (void)q;
+    (void)generation;
+    (void)wait_ms;
+    return true;
+}
+
+static void h_dispatch(void *ud, const rmq_queue *q, int64_t offset, uint64_t delay_ms, uint64_t generation) {
+    fake_client *c = ud;
+    (void)delay_ms;
+    CHECK(generation > 0);
+    c->dispatched[q->queue_id]++;
+    c->dispatch_offset[q->queue_id] = offset;
+}
+
+static void h_changed(void *ud, const char *topic, const rmq_queue_list *all, const rmq_queue_list *mine) {
+    fake_client *c = ud;
+    CHECK(strcmp(topic, "T") == 0 && rmq_queue_list_len(all) >= rmq_queue_list_len(mine));
+    c->changes++;
+    /* Calling the same rebalancer from its own callback must be refused, not deadlock. */
+    rmq_queue_list *held = NULL;
+    c->reentry = rmq_rebalancer_held(c->self, &held);
+    rmq_queue_list_free(held);
+}
+
+static rmq_host host_for(fake_client *c) {
+    rmq_host h = {0};
+    h.user_data = c;
+    h.lock = h_lock;
+    h.unlock = h_unlock;
+    h.read_offset = h_read_offset;
+    h.persist_offset = h_persist;
+    h.max_offset = h_max_offset;
+    h.search_offset = h_search_offset;
+    h.try_consume_lock = h_try_consume_lock;
+    h.dispatch_pull = h_dispatch;
+    h.queue_set_changed = h_changed;
+    return h;
+}
+
+static rmq_round_summary summary_of(rmq_round_report *r) {
+    rmq_round_summary s;
+    memset(&s, 0xff, sizeof s);
+    CHECK_OK(rmq_round_report_summary(r, &s));
+    return s;
+}
+
+static char *json_of(const rmq_round_report *r) {
+    size_t n = 0;
+    CHECK_RC(rmq_round_report_to_json(r, NULL, 0, &n), RMQ_RESULT_BUFFER_TOO_SMALL);
+    char *buf = malloc(n);
+    CHECK_OK(rmq_round_report_to_json(r, buf, n, &n));
+    return buf;
+}
+
+static void test_engine(void) {
+    rmq_strategy *avg = NULL;
+    CHECK_OK(rmq_strategy_averagely_new(&avg));
+    rmq_rebalancer *r = NULL;
+    CHECK_RC(rmq_rebalancer_new("{\"group\": \"g\"", avg, &r), RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK_RC(rmq_rebalancer_new("{\"group\": \"g\", \"client_id\": \"c1\", \"orderly\": true, \"consume_type\": \"pull\"}", avg, &r),
+             RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK_RC(rmq_rebalancer_new("{\"group\": \"g\", \"client_id\": \"c1\"}", NULL, &r), RMQ_RESULT_NULL_PARAMETER);
+    CHECK_OK(rmq_rebalancer_new("{\"group\": \"g\", \"client_id\": \"c1\", \"orderly\": true}", avg, &r));
+    rmq_strategy_free(avg); /* the rebalancer shares it */
+    CHECK_OK(rmq_rebalancer_subscribe(r, "T"));
+
+    fake_client c;
+    memset(&c, 0, sizeof c);
+    c.persist_fail_queue = -1;
+    c.self = r;
+    for (int i = 0; i < 16; i++) c.committed[i] = -1;
+    c.committed[0] = 5;
+    rmq_host host = host_for(&c);
+    rmq_queue_list *queues = queues_of("T", "b", 4);
+    rmq_round_report *report = NULL;
+
+    rmq_host broken = host;
+    broken.lock = NULL;
+    const char *two[] = {"c2", "c1"};
+    CHECK_RC(rmq_rebalancer_rebalance_topic(r, "T", queues, two, 2, 0, &broken, &report), RMQ_RESULT_NULL_PARAMETER);
+
+    /* Round 1, ids {c1, c2}: AVG gives c1 queues 0 and 1; both locked; queue 0 resumes at its
+     * committed offset 5, queue 1 (none committed, CONSUME_FROM_LAST_OFFSET) at max = 1001. */
+    CHECK_OK(rmq_rebalancer_rebalance_topic(r, "T", queues, two, 2, 1000, &host, &report));
+    rmq_round_summary s = summary_of(report);
+    CHECK(s.changed && s.balanced && !s.skipped_round && s.allocation == 2 && s.acquired == 2 && s.released == 0);
+    CHECK(c.locked[0] && c.locked[1] && !c.locked[2]);
+    CHECK(c.dispatched[0] == 1 && c.dispatch_offset[0] == 5 && c.dispatched[1] == 1 && c.dispatch_offset[1] == 1001);
+    CHECK(c.changes == 1 && c.reentry == RMQ_RESULT_REENTRANT);
+    rmq_queue_list *alloc = NULL;
+    CHECK_OK(rmq_round_report_allocation(report, &alloc));
+    CHECK(rmq_queue_list_len(alloc) == 2 && queue_id_at(alloc, 1) == 1);
+    rmq_queue_list_free(alloc);
+    rmq_round_report_free(report);
+
+    uint64_t generation = 0;
+    bool yes = false;
+    CHECK_OK(rmq_rebalancer_generation(r, "T", "b", 0, &generation));
+    CHECK(generation > 0);
+    CHECK_OK(rmq_rebalancer_is_consumable(r, "T", "b", 0, generation, 2000, &yes));
+    CHECK(yes);
+    CHECK_OK(rmq_rebalancer_is_consumable(r, "T", "b", 0, generation + 99, 2000, &yes));
+    CHECK(!yes);
+    CHECK_OK(rmq_rebalancer_record_pull(r, "T", "b", 0, generation, 2000, &yes));
+    CHECK(yes);
+
+    /* Round 2, c1 alone: queues 2 and 3 are new, but the lock call fails: they are skipped, the
+     * failure is in the report, and nothing is held that is not locked. */
+    const char *one[] = {"c1"};
+    c.lock_fail = 7;
+    CHECK_OK(rmq_rebalancer_rebalance_topic(r, "T", queues, one, 1, 3000, &host, &report));
+    s = summary_of(report);
+    CHECK(s.allocation == 4 && s.acquired == 0 && s.skipped == 2 && !s.balanced);
+    char *json = json_of(report);
+    CHECK(strstr(json, "lock callback returned 7") != NULL);
+    free(json);
+    rmq_round_report_free(report);
+    CHECK(!c.locked[2] && c.dispatched[2] == 0);
+
+    /* Round 3: the broker is back; the next round repairs it. */
+    c.lock_fail = 0;
+    CHECK_OK(rmq_rebalancer_rebalance_topic(r, "T", queues, one, 1, 4000, &host, &report));
+    s = summary_of(report);
+    CHECK(s.acquired == 2 && s.balanced && c.locked[2] && c.locked[3] && c.dispatched[2] == 1);
+    rmq_round_report_free(report);
+
+    /* Round 4, ids {c1, c2, c3}: c1 keeps 0 and 1 and releases 2 and 3. Committing queue 2 fails:
+     * safe mode keeps its lock and retries next round (no other client may start from an older
+     * offset); queue 3 is committed and unlocked. */
+    const char *three[] = {"c1", "c2", "c3"};
+    c.persist_fail_queue = 2;
+    CHECK_OK(rmq_rebalancer_rebalance_topic(r, "T", queues, three, 3, 5000, &host, &report));
+    s = summary_of(report);
+    CHECK(s.released == 1 && s.deferred == 1 && c.locked[2] && !c.locked[3]);
+    json = json_of(report);
+    CHECK(strstr(json, "persist_failed") != NULL);
+    free(json);
+    rmq_round_report_free(report);
+
+    c.persist_fail_queue = -1;
+    CHECK_OK(rmq_rebalancer_rebalance_topic(r, "T", queues, three, 3, 6000, &host, &report));
+    s = summary_of(report);
+    CHECK(s.released == 1 && s.deferred == 0 && s.balanced && !c.locked[2]);
+    rmq_round_report_free(report);
+
+    /* Unknown route: nothing changes. */
+    CHECK_OK(rmq_rebalancer_rebalance_topic(r, "T", NULL, three, 3, 7000, &host, &report));
+    s = summary_of(report);
+    CHECK(s.skipped_round && !s.changed);
+    rmq_round_report_free(report);
+
+    rmq_lock_summary locks;
+    CHECK_OK(rmq_rebalancer_lock_all(r, 8000, &host, &locks));
+    CHECK(locks.renewed == 2 && locks.lost == 0 && locks.failed_calls == 0);
+
+    /* All topics at once, then unsubscribe: the clean-up releases the topic's queues. */
+    rmq_topic_view view = {"T", queues, three, 3};
+    rmq_round_report_list *reports = NULL;
+    CHECK_OK(rmq_rebalancer_rebalance_all(r, &view, 1, 9000, &host, &reports));
+    CHECK(rmq_round_report_list_len(reports) == 1);
+    rmq_round_report_list_free(reports);
+    CHECK_OK(rmq_rebalancer_unsubscribe(r, "T"));
+    CHECK_OK(rmq_rebalancer_rebalance_all(r, NULL, 0, 10000, &host, &reports));
+    const rmq_round_report *cleanup = NULL;
+    CHECK(rmq_round_report_list_len(reports) == 1);
+    CHECK_OK(rmq_round_report_list_get(reports, 0, &cleanup));
+    s = summary_of((rmq_round_report *)cleanup);
+    CHECK(s.released == 2 && !c.locked[0] && !c.locked[1]);
+    CHECK_RC(rmq_round_report_list_get(reports, 1, &cleanup), RMQ_RESULT_OUT_OF_RANGE);
+    rmq_round_report_list_free(reports);
+
+    rmq_queue_list *held = NULL;
+    CHECK_OK(rmq_rebalancer_held(r, &held));
+    CHECK(rmq_queue_list_len(held) == 0);
+    rmq_queue_list_free(held);
+
+    /* Take two again, then shut down: commits and unlocks both. */
+    CHECK_OK(rmq_rebalancer_subscribe(r, "T"));
+    CHECK_OK(rmq_rebalancer_rebalance_topic(r, "T", queues, two, 2, 11000, &host, &report));
+    rmq_round_report_free(report);
+    int persists = c.persists;
+    CHECK_OK(rmq_rebalancer_shutdown(r, &host, &report));
+    s = summary_of(report);
+    CHECK(s.released == 2 && c.persists == persists + 2 && !c.locked[0] && !c.locked[1]);
+    rmq_round_report_free(report);
+    rmq_queue_list_free(queues);
+    rmq_rebalancer_free(r);
+}
+
+/* ---- Threads: one strategy shared by many allocating threads gives what one thread gets. ---- */
+
+#define THREADS 8
+#define ROUNDS 300
+#define MEMBERS 7
+
+typedef struct {
+    const rmq_strategy *strategy;
+    const rmq_queue_list *queues;
+    const char **ids;
+    size_t (*expected)[64];
+    size_t *expected_len;
+    int mismatches;
+} thread_job;
+
+static void *allocate_many(void *arg) {
+    thread_job *job = arg;
+    size_t positions[64], n;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (size_t m = 0; m < MEMBERS; m++) {
+            rmq_result rc = rmq_strategy_allocate_positions(job->strategy, "g", job->ids[m], job->queues, job->ids, MEMBERS, positions, 64, &n);
+            if (rc != RMQ_RESULT_OK || n != job->expected_len[m] || memcmp(positions, job->expected[m], n * sizeof(size_t)) != 0) job->mismatches++;
+        }
+    }
+    return NULL;
+}
+
+static void test_threads(void) {
+    const char *names[] = {"averagely", "circle", "consistent_hash"};
+    const char *ids[MEMBERS] = {"c1", "c2", "c3", "c4", "c5", "c6", "c7"};
+    rmq_queue_list *queues = queues_of("T", "b", 64);
+    for (size_t k = 0; k < COUNT(names); k++) {
+        rmq_strategy *s = NULL;
+        CHECK_OK(rmq_strategy_from_config(names[k], NULL, &s));
+        size_t expected[MEMBERS][64], expected_len[MEMBERS];
+        for (size_t m = 0; m < MEMBERS; m++)
+            CHECK_OK(rmq_strategy_allocate_positions(s, "g", ids[m], queues, ids, MEMBERS, expected[m], 64, &expected_len[m]));
+        pthread_t threads[THREADS];
+        thread_job jobs[THREADS];
+        for (int t = 0; t < THREADS; t++) {
+            jobs[t] = (thread_job){s, queues, ids, expected, expected_len, 0};
+            CHECK(pthread_create(&threads[t], NULL, allocate_many, &jobs[t]) == 0);
+        }
+        for (int t = 0; t < THREADS; t++) {
+            pthread_join(threads[t], NULL);
+            CHECK(jobs[t].mismatches == 0);
+        }
+        rmq_strategy_free(s);
+    }
+    rmq_queue_list_free(queues);
+}
+
+int main(void) {
+    test_version();
+    test_messages();
+    test_queue_list_errors();
+    test_java_order();
+    test_strategy_errors();
+    test_resolver();
+    test_group_view();
+    test_engine();
+    test_threads();
+    return check_report("test_api");
+}
