@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test in every language. This is the README's test command, and .ci/run
-# calls exactly this. Needs: cargo (rustup), a JDK 17 + Maven (Maven Central), python3.
+# calls exactly this. Needs: cargo (rustup), a JDK 17 + Maven (Maven Central), python3, gcc/g++,
+# cmake, GoogleTest, valgrind and pkg-config (all on the machine image; cbindgen is installed here).
 # Randomised checks print their seed; rerun one with RMQ_SEED=<seed> scripts/test-all.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,9 @@ step() { printf '\n=== %s\n' "$*"; }
 step "Rust: unit, conformance-vector, property, engine, simulator and CLI tests"
 # The default members are the pure-Rust crates; the bindings are built and tested below.
 cargo test --locked
+
+step "C ABI: header check, C11 tests (plain, ASan+UBSan, valgrind), C++ wrapper (GoogleTest), pkg-config and CMake examples"
+scripts/test-c.sh
 
 step "Vectors: regenerate with the real rocketmq-client 5.3.3 and compare with the committed ones"
 tests/vectors/run.sh vectors "$work/v53"

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The C ABI, end to end: header regeneration, exported symbols, the C11 tests (plain, under
+# ASan+UBSan, under valgrind memcheck), the GoogleTest tests of the C++ wrapper, and the
+# README's C and C++ examples built with pkg-config and CMake against an installed copy.
+# Called by scripts/test-all.sh; runs alone too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=target/c-tests
+prefix=$root/target/c-prefix
+mkdir -p "$out"
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+cflags=(-std=c11 -Wall -Wextra -Wpedantic -Werror -g -I"$prefix/include" -DEXPECTED_VERSION="\"$version\"")
+libs=(-L"$prefix/lib" -lrocketmq_rebalance -lpthread -Wl,-rpath,"$prefix/lib")
+
+echo "-- header: regenerate with the pinned cbindgen and compare"
+scripts/gen-header.sh --check
+
+echo "-- install into $prefix (release build)"
+rm -rf "$prefix"
+scripts/install-c.sh "$prefix" > /dev/null
+
+echo "-- exported symbols: rmq_* only"
+exported=$(nm -D --defined-only "$prefix/lib/librocketmq_rebalance.so" | awk '{print $3}')
+if grep -v '^rmq_' <<< "$exported" | grep -v '^RMQ_0$'; then
+  echo "symbols outside rmq_* are exported (above)" >&2; exit 1
+fi
+declared=$(grep -oE '\brmq_[a-z_0-9]+\(' include/rocketmq_rebalance.h | tr -d '(' | sort -u)
+missing=$(comm -23 <(echo "$declared") <(echo "$exported" | sort -u))
+[[ -z "$missing" ]] || { echo "declared in the header but not exported: $missing" >&2; exit 1; }
+echo "$(wc -l <<< "$exported") symbols, every one rmq_*, every declared function exported"
+
+echo "-- C11 tests: build plain and with -fsanitize=address,undefined"
+python3 ffi/tests/vectors_to_text.py tests/vectors/data "$out/vectors.txt"
+for t in test_api test_vectors; do
+  gcc "${cflags[@]}" -o "$out/$t" "ffi/tests/c/$t.c" "${libs[@]}"
+  gcc "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+    -o "$out/${t}_asan" "ffi/tests/c/$t.c" "${libs[@]}"
+  # Prove the sanitizers are really linked, not silently dropped.
+  # (grep -c reads all of nm's output: grep -q would close the pipe early and fail pipefail.)
+  nm "$out/${t}_asan" | grep -c '__asan_init' > /dev/null || { echo "$t: ASan is not linked" >&2; exit 1; }
+  nm "$out/${t}_asan" | grep -c '__ubsan_handle' > /dev/null || { echo "$t: UBSan is not linked" >&2; exit 1; }
+done
+"$out/test_api"
+"$out/test_vectors" "$out/vectors.txt"
+echo "-- the same under ASan+UBSan (LeakSanitizer on)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_api_asan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_vectors_asan" "$out/vectors.txt"
+echo "-- the same under valgrind memcheck (any error or leak fails)"
+vg=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite,indirect,possible
+    --errors-for-leak-kinds=definite,indirect,possible)
+"${vg[@]}" "$out/test_api"
+"${vg[@]}" "$out/test_vectors" "$out/vectors.txt"
+
+echo "-- README C example, built with pkg-config (shared and static)"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -o "$out/allocate_c" examples/c/allocate.c \
+  $(pkg-config --cflags --libs rocketmq_rebalance) -Wl,-rpath,"$prefix/lib"
+"$out/allocate_c"
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -static-libgcc -o "$out/allocate_c_static" examples/c/allocate.c \
+  $(pkg-config --cflags rocketmq_rebalance) "$prefix/lib/librocketmq_rebalance.a" \
+  $(pkg-config --static --libs-only-l rocketmq_rebalance | sed 's/-lrocketmq_rebalance//')
+"$out/allocate_c_static" > /dev/null
+if ldd "$out/allocate_c_static" | grep -c rocketmq_rebalance > /dev/null; then
+  echo "the static example links the shared library" >&2; exit 1
+fi
+
+echo "-- README C++ example, built with CMake find_package (shared and static)"
+cmake -S examples/cpp -B "$out/example-cpp" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build "$out/example-cpp" -j2 > /dev/null
+"$out/example-cpp/allocate_example"
+"$out/example-cpp/allocate_example_static" > /dev/null
+
+echo "-- C++ wrapper: GoogleTest"
+cmake -S ffi/tests/cpp -B "$out/cpp" -DCMAKE_PREFIX_PATH="$prefix" > /dev/null
+cmake --build "$out/cpp" -j2 > /dev/null
+"$out/cpp/wrapper_test" --gtest_brief=1
+echo "C ABI: all tests passed"
