@@ -16,7 +16,14 @@ pub(crate) unsafe fn str_arg<'a>(p: *const c_char) -> Result<&'a str, rmq_result
         return Err(rmq_result::NullParameter);
     }
     // SAFETY: non-NULL, and the caller promises a NUL-terminated string that outlives the call.
-    unsafe { CStr::from_ptr(p) }.to_str().map_err(|_| rmq_result::InvalidUtf8)
+    let bytes = unsafe { CStr::from_ptr(p) }.to_bytes();
+    // Ids and names are nearly always ASCII, which `is_ascii` checks a word at a time; the full
+    // UTF-8 validation goes byte by byte on short strings and dominated small allocations.
+    if bytes.is_ascii() {
+        // SAFETY: ASCII is UTF-8.
+        return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
+    std::str::from_utf8(bytes).map_err(|_| rmq_result::InvalidUtf8)
 }
 
 /// An optional string: NULL is `None`.

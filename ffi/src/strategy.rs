@@ -5,11 +5,11 @@ use std::collections::HashSet;
 use std::ffi::{c_char, CString};
 use std::sync::Arc;
 
-use rocketmq_rebalance::strategy::{Allocation, Averagely, AveragelyByCircle, ByConfig, ByMachineRoom, ConsistentHash, MachineRoomNearby};
+use rocketmq_rebalance::strategy::{allocation_by_counts, Allocation, Averagely, CountStrategy, AveragelyByCircle, ByConfig, ByMachineRoom, ConsistentHash, MachineRoomNearby};
 use rocketmq_rebalance::{Error, Strategy, StrategyConfig};
 use serde_json::Value;
 
-use crate::args::{opt_str_arg, out_arg, owned_ids, ref_arg, str_arg, with_ids, write_out};
+use crate::args::{opt_str_arg, out_arg, owned_ids, ref_arg, slice_arg, str_arg, with_ids, write_out};
 use crate::panic::{boundary, boundary_or};
 use crate::queue_list::rmq_queue_list;
 use crate::resolver::{rmq_machine_room_resolver, CResolver};
@@ -23,25 +23,30 @@ use crate::result::rmq_result;
 pub struct rmq_strategy {
     pub(crate) inner: Arc<dyn Strategy>,
     name: CString,
+    /// AVG and AVG_BY_CIRCLE need only the list sizes and the current id's index, so the client
+    /// ids are compared in place instead of being copied into Rust strings.
+    by_counts: Option<CountStrategy>,
 }
 
-impl rmq_strategy {
-    fn boxed(inner: Arc<dyn Strategy>) -> *mut rmq_strategy {
-        // Java names hold no NUL.
-        let name = CString::new(inner.name().as_bytes()).unwrap_or_default();
-        Box::into_raw(Box::new(rmq_strategy { inner, name }))
-    }
-}
+/// What the constructors build: the strategy, and whether it is count-based.
+type Built = (Arc<dyn Strategy>, Option<CountStrategy>);
 
 /// Writes a new strategy into `*out` once everything else has succeeded.
-unsafe fn make(out: *mut *mut rmq_strategy, build: impl FnOnce() -> Result<Arc<dyn Strategy>, rmq_result>) -> rmq_result {
+unsafe fn make(out: *mut *mut rmq_strategy, build: impl FnOnce() -> Result<Built, rmq_result>) -> rmq_result {
     boundary(|| {
         let out = out_arg(out)?;
-        let strategy = build()?;
+        let (inner, by_counts) = build()?;
+        // Java names hold no NUL.
+        let name = CString::new(inner.name().as_bytes()).unwrap_or_default();
         // SAFETY: checked non-NULL.
-        unsafe { write_out(out, rmq_strategy::boxed(strategy)) };
+        unsafe { write_out(out, Box::into_raw(Box::new(rmq_strategy { inner, name, by_counts }))) };
         Ok(())
     })
+}
+
+/// A strategy that is not count-based.
+fn general(strategy: impl Strategy + 'static) -> Result<Built, rmq_result> {
+    Ok((Arc::new(strategy), None))
 }
 
 /// Makes a strategy from its name and parameters as JSON text: the names and parameters the CLI
@@ -61,7 +66,13 @@ pub unsafe extern "C" fn rmq_strategy_from_config(name: *const c_char, params_js
                 Some(text) => serde_json::from_str(text)
                     .map_err(|e| Error::InvalidParameters { strategy: name.to_owned(), reason: format!("params are not JSON: {e}") })?,
             };
-            Ok(StrategyConfig::from_name(name, &params)?.build()?)
+            let config = StrategyConfig::from_name(name, &params)?;
+            let by_counts = match config {
+                StrategyConfig::Averagely => Some(CountStrategy::Averagely),
+                StrategyConfig::Circle => Some(CountStrategy::Circle),
+                _ => None,
+            };
+            Ok((config.build()?, by_counts))
         })
     }
 }
@@ -70,14 +81,14 @@ pub unsafe extern "C" fn rmq_strategy_from_config(name: *const c_char, params_js
 #[no_mangle]
 pub unsafe extern "C" fn rmq_strategy_averagely_new(out: *mut *mut rmq_strategy) -> rmq_result {
     // SAFETY: the caller's out-parameter.
-    unsafe { make(out, || Ok(Arc::new(Averagely))) }
+    unsafe { make(out, || Ok((Arc::new(Averagely), Some(CountStrategy::Averagely)))) }
 }
 
 /// AVG_BY_CIRCLE (`AllocateMessageQueueAveragelyByCircle`): queues dealt round-robin.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_strategy_circle_new(out: *mut *mut rmq_strategy) -> rmq_result {
     // SAFETY: the caller's out-parameter.
-    unsafe { make(out, || Ok(Arc::new(AveragelyByCircle))) }
+    unsafe { make(out, || Ok((Arc::new(AveragelyByCircle), Some(CountStrategy::Circle)))) }
 }
 
 /// CONSISTENT_HASH (`AllocateMessageQueueConsistentHash(virtualNodeCnt)`); Java's default is 10.
@@ -85,7 +96,7 @@ pub unsafe extern "C" fn rmq_strategy_circle_new(out: *mut *mut rmq_strategy) ->
 #[no_mangle]
 pub unsafe extern "C" fn rmq_strategy_consistent_hash_new(virtual_node_count: i64, out: *mut *mut rmq_strategy) -> rmq_result {
     // SAFETY: the caller's out-parameter.
-    unsafe { make(out, || Ok(Arc::new(ConsistentHash::new(virtual_node_count)?))) }
+    unsafe { make(out, || general(ConsistentHash::new(virtual_node_count)?)) }
 }
 
 /// MACHINE_ROOM_NEARBY (`AllocateMachineRoomNearby(inner, resolver)`). The resolver struct is
@@ -102,7 +113,7 @@ pub unsafe extern "C" fn rmq_strategy_machine_room_nearby_new(
         make(out, || {
             let inner = ref_arg(inner)?.inner.clone();
             let resolver = CResolver::new(ref_arg(resolver)?).ok_or(rmq_result::NullParameter)?;
-            Ok(Arc::new(MachineRoomNearby::new(inner, Arc::new(resolver))))
+            general(MachineRoomNearby::new(inner, Arc::new(resolver)))
         })
     }
 }
@@ -116,7 +127,7 @@ pub unsafe extern "C" fn rmq_strategy_by_machine_room_new(idcs: *const *const c_
     unsafe {
         make(out, || {
             let set = if idcs.is_null() && idcs_len == 0 { None } else { Some(owned_ids(idcs, idcs_len)?.into_iter().collect::<HashSet<_>>()) };
-            Ok(Arc::new(ByMachineRoom::new(set)))
+            general(ByMachineRoom::new(set))
         })
     }
 }
@@ -131,7 +142,7 @@ pub unsafe extern "C" fn rmq_strategy_by_config_new(queues: *const rmq_queue_lis
         make(out, || {
             // SAFETY: NULL or a live list.
             let list = queues.as_ref().map(|l| l.queues.clone());
-            Ok(Arc::new(ByConfig::new(list)))
+            general(ByConfig::new(list))
         })
     }
 }
@@ -171,8 +182,28 @@ unsafe fn run(
         let group = str_arg(group)?;
         let current = str_arg(current_id)?;
         let queues = ref_arg(queues)?;
+        if let Some(kind) = strategy.by_counts {
+            let index = index_of(current, ids, ids_len)?;
+            return done(allocation_by_counts(kind, current.is_empty(), queues.queues.len(), ids_len, index), queues);
+        }
         with_ids(ids, ids_len, |ids| done(strategy.inner.allocate_positions(group, current, &queues.queues, ids), queues))
     }
+}
+
+/// The first position of `current` in `ids[0..len]`, checking every entry as `with_ids` would
+/// (NULL, UTF-8) without copying any.
+unsafe fn index_of(current: &str, ids: *const *const c_char, len: usize) -> Result<Option<usize>, rmq_result> {
+    // SAFETY: the caller's array of `len` strings.
+    let raw = unsafe { slice_arg(ids, len) }?;
+    let mut found = None;
+    for (i, &p) in raw.iter().enumerate() {
+        // SAFETY: each entry is a string argument.
+        let id = unsafe { str_arg(p) }?;
+        if found.is_none() && id == current {
+            found = Some(i);
+        }
+    }
+    Ok(found)
 }
 
 /// The share of `current_id`, as Java's `allocate(group, currentCID, mqAll, cidAll)` computes it

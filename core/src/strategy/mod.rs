@@ -182,13 +182,18 @@ fn check_sizes(current_empty: bool, queues: usize, ids: usize) -> Result<()> {
 /// `index` is the first position of the current id in `cid_all`, `None` when absent. Same checks,
 /// same errors, same positions as [`Strategy::allocate_positions`].
 pub fn positions_by_counts(strategy: CountStrategy, current_empty: bool, queues: usize, ids: usize, index: Option<usize>) -> Result<Vec<usize>> {
+    let stride = allocation_by_counts(strategy, current_empty, queues, ids, index)?;
+    Ok(stride.positions().map(Iterator::collect).unwrap_or_default())
+}
+
+/// [`positions_by_counts`] as an [`Allocation`] (a stride: nothing is allocated).
+pub fn allocation_by_counts(strategy: CountStrategy, current_empty: bool, queues: usize, ids: usize, index: Option<usize>) -> Result<Allocation> {
     check_sizes(current_empty, queues, ids)?;
-    let Some(index) = index else { return Ok(Vec::new()) };
-    let stride = match strategy {
+    let Some(index) = index else { return Ok(Allocation::Positions(Vec::new())) };
+    Ok(match strategy {
         CountStrategy::Averagely => averagely::block(queues, ids, index),
         CountStrategy::Circle => by_circle::dealt(queues, ids, index),
-    };
-    Ok(stride.positions().map(Iterator::collect).unwrap_or_default())
+    })
 }
 
 /// The strategies [`positions_by_counts`] can compute.

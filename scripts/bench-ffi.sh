@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# FFI overhead: one-member allocation through the C API (ffi/bench/bench_allocate.c) against the
+# same call on the Rust API (core/examples/bench_allocate.rs), both release builds, alternated
+# ROUNDS times in one run; prints the median ns per call of each and their ratio.
+# Usage: scripts/bench-ffi.sh [ROUNDS=5] [ITERATIONS=2000000]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-5}
+iterations=${2:-2000000}
+prefix=$PWD/target/c-prefix
+scripts/install-c.sh "$prefix" > /dev/null
+cargo build --locked --release -q -p rocketmq-rebalance --example bench_allocate
+gcc -std=c11 -O2 -Wall -Wextra -Werror -I"$prefix/include" -o target/bench_allocate_c ffi/bench/bench_allocate.c \
+  -L"$prefix/lib" -lrocketmq_rebalance -Wl,-rpath,"$prefix/lib"
+log=target/bench-ffi.log
+: > "$log"
+for _ in $(seq "$rounds"); do
+  target/bench_allocate_c "$iterations" >> "$log"
+  target/release/examples/bench_allocate "$iterations" >> "$log"
+done
+python3 - "$log" <<'PY'
+import statistics, sys
+from collections import defaultdict
+runs = defaultdict(list)
+for line in open(sys.argv[1]):
+    side, name, call, q, c, ns = line.split()
+    runs[(name, call, int(q), int(c), side)].append(float(ns))
+print("| strategy | call | queues x ids | Rust ns | C API ns | C / Rust |")
+print("|---|---|---|---:|---:|---:|")
+for (name, call, q, c, side) in sorted(runs):
+    if side != "c":
+        continue
+    cn = statistics.median(runs[(name, call, q, c, "c")])
+    rn = statistics.median(runs[(name, call, q, c, "rust")])
+    print(f"| {name} | {call} | {q} x {c} | {rn:.0f} | {cn:.0f} | {cn / rn:.2f}x |")
+PY
