@@ -19,6 +19,9 @@ cargo test --locked
 step "C ABI: header check, C11 tests (plain, ASan+UBSan, valgrind), C++ wrapper (GoogleTest), pkg-config and CMake examples"
 scripts/test-c.sh
 
+step "Java: the JNI jar against rocketmq-client 5.3.3 (with a real NameServer + Broker) and 4.9.8, -Xcheck:jni"
+RMQ_SEED=$seed scripts/test-java.sh
+
 step "Vectors: regenerate with the real rocketmq-client 5.3.3 and compare with the committed ones"
 tests/vectors/run.sh vectors "$work/v53"
 diff -r -q "$root/tests/vectors/data" "$work/v53"

@@ -52,6 +52,18 @@ vg=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite,
 "${vg[@]}" "$out/test_api"
 "${vg[@]}" "$out/test_vectors" "$out/vectors.txt"
 
+echo "-- the README's C and C++ blocks are the example files built below"
+python3 - <<'PY'
+import re, sys
+readme = open("README.md").read()
+section = readme.split("## Using it from C/C++", 1)[1]
+for lang, path in (("c", "examples/c/allocate.c"), ("cpp", "examples/cpp/main.cpp")):
+    block = re.search(r"```" + lang + r"\n(.*?)```", section, re.S).group(1)
+    if block != open(path).read():
+        sys.exit(f"README's {lang} example differs from {path}")
+print("README examples match examples/c/allocate.c and examples/cpp/main.cpp")
+PY
+
 echo "-- README C example, built with pkg-config (shared and static)"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 # shellcheck disable=SC2046

@@ -1,0 +1,105 @@
+//! The JNI side of the Java strategies (`io.github.rocketmqrebalance.Native`).
+//!
+//! Marshalling is flat: queues cross as their distinct names plus `int` arrays (topic index,
+//! broker index, queue id), string lists as one joined string plus lengths, and the answer comes
+//! back as positions into the caller's list (or, for AVG and AVG_BY_CIRCLE, as one `long`
+//! encoding a stride), so Java returns its own `MessageQueue` objects. No native handle outlives
+//! a call: strategies are registered once by configuration and named by an `int` (see
+//! [`cache`]), so nothing can leak or be freed twice.
+//!
+//! Every entry point runs behind a panic boundary: a Rust error becomes the Java exception the
+//! original class throws for the same input, a panic becomes `java.lang.Error`.
+
+mod cache;
+mod errors;
+mod marshal;
+
+use jni::objects::{JClass, JIntArray, JString};
+use jni::sys::{jboolean, jint, jintArray, jlong, jstring};
+use jni::JNIEnv;
+use rocketmq_rebalance::strategy::{allocation_by_counts, Allocation, CountStrategy};
+
+use crate::errors::{boundary, Failure};
+use crate::marshal::{ints, positions_to_java, queues, split, string};
+
+/// Bits per field of an encoded stride: start, end and step each below 2^21.
+const STRIDE_BITS: u32 = 21;
+
+/// `String Native.version()`: the library's version, to check against the jar's.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocketmqrebalance_Native_version<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>) -> jstring {
+    boundary(&mut env, std::ptr::null_mut(), |env| Ok(env.new_string(env!("CARGO_PKG_VERSION"))?.into_raw()))
+}
+
+/// `int Native.register(String name, String paramsJson)`: the id of a strategy configuration
+/// (the names and parameters of `StrategyConfig`), built on first use.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocketmqrebalance_Native_register<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, name: JString<'l>, params: JString<'l>) -> jint {
+    boundary(&mut env, -1, |env| {
+        let (name, params) = (string(env, &name)?, string(env, &params)?);
+        cache::register(&name, &params)
+    })
+}
+
+/// `long Native.allocateByCounts(int kind, boolean currentEmpty, int queues, int ids, int index)`:
+/// AVG (kind 0) and AVG_BY_CIRCLE (kind 1) need only the sizes and the current id's index (-1
+/// when absent). The share is a stride, returned as `start | end << 21 | step << 42`: no array
+/// crosses the boundary. Sizes of 2^21 or more are refused (Java then takes no native path).
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocketmqrebalance_Native_allocateByCounts<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    kind: jint,
+    current_empty: jboolean,
+    queue_count: jint,
+    id_count: jint,
+    index: jint,
+) -> jlong {
+    boundary(&mut env, 0, |_| {
+        let kind = match kind {
+            0 => CountStrategy::Averagely,
+            1 => CountStrategy::Circle,
+            other => return Err(Failure::Argument(format!("unknown count strategy {other}"))),
+        };
+        let size = |n: jint| usize::try_from(n).ok().filter(|n| *n < 1 << STRIDE_BITS).ok_or_else(|| Failure::Argument(format!("size {n} out of range")));
+        let (queues, ids) = (size(queue_count)?, size(id_count)?);
+        let (start, end, step) = match allocation_by_counts(kind, current_empty != 0, queues, ids, usize::try_from(index).ok())? {
+            Allocation::Stride { start, end, step } => (start, end.max(start), step.max(1)),
+            _ => (0, 0, 1),
+        };
+        Ok((start | end << STRIDE_BITS | step << (2 * STRIDE_BITS)) as jlong)
+    })
+}
+
+/// `int[] Native.allocate(int strategy, String currentCid, String names, int[] nameLengths,
+/// int[] topicIndex, int[] brokerIndex, int[] queueIds, String cids, int[] cidLengths)`: the
+/// registered strategy over the queue table and ids; positions into the table.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_io_github_rocketmqrebalance_Native_allocate<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    strategy: jint,
+    current_cid: JString<'l>,
+    names: JString<'l>,
+    name_lengths: JIntArray<'l>,
+    topic_idx: JIntArray<'l>,
+    broker_idx: JIntArray<'l>,
+    queue_ids: JIntArray<'l>,
+    cids: JString<'l>,
+    cid_lengths: JIntArray<'l>,
+) -> jintArray {
+    boundary(&mut env, std::ptr::null_mut(), |env| {
+        let strategy = cache::strategy(strategy)?;
+        let current = string(env, &current_cid)?;
+        let names = split(env, &names, &name_lengths)?;
+        let (topics, brokers, ids) = (ints(env, &topic_idx)?, ints(env, &broker_idx)?, ints(env, &queue_ids)?);
+        let mq_all = queues(names, &topics, &brokers, &ids)?;
+        let cid_all = split(env, &cids, &cid_lengths)?;
+        match strategy.allocate_positions("", &current, &mq_all, &cid_all)?.positions() {
+            Some(positions) => positions_to_java(env, positions),
+            // CONFIG is answered in Java (it returns its own list); no other strategy gets here.
+            None => Err(Failure::Argument(format!("{} answered with queues outside the input", strategy.name()))),
+        }
+    })
+}

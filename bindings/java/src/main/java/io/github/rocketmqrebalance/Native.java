@@ -1,0 +1,113 @@
+package io.github.rocketmqrebalance;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import java.util.Locale;
+import java.util.Properties;
+
+/**
+ * The native entry points, all in one place, and the loading of the library behind them.
+ *
+ * <p>Loading, at first use: the path in the system property {@code rocketmq.rebalance.native.path}
+ * if set; else {@code System.loadLibrary("rocketmq_rebalance_jni")}; else the copy inside this jar
+ * ({@code /native/<os>/<arch>/librocketmq_rebalance_jni-<version>.so}), extracted to a temporary
+ * file named with the version. Failing all three is an {@link UnsatisfiedLinkError} that says what
+ * was tried.
+ */
+final class Native {
+    static final String LIBRARY = "rocketmq_rebalance_jni";
+    static final String PATH_PROPERTY = "rocketmq.rebalance.native.path";
+    static final String VERSION = readVersion();
+
+    static {
+        load();
+    }
+
+    private Native() {
+    }
+
+    /** The native library's version (the Cargo version it was built from). */
+    static native String version();
+
+    /** The id of a strategy configuration (the core's name and JSON parameters), registered once. */
+    static native int register(String name, String paramsJson);
+
+    /**
+     * AVG (kind 0) and AVG_BY_CIRCLE (kind 1): the share from the sizes and the current id's index,
+     * as a stride {@code start | end << 21 | step << 42}. Sizes must be below 2^21.
+     */
+    static native long allocateByCounts(int kind, boolean currentEmpty, int queues, int ids, int index);
+
+    /**
+     * The registered strategy over a queue table and ids (string lists joined, with their lengths).
+     * Returns positions into the table.
+     */
+    static native int[] allocate(int strategy, String currentCid, String names, int[] nameLengths, int[] topicIndex,
+                                 int[] brokerIndex, int[] queueIds, String cids, int[] cidLengths);
+
+    private static String readVersion() {
+        try (InputStream in = Native.class.getResourceAsStream("version.properties")) {
+            Properties p = new Properties();
+            if (in != null) {
+                p.load(in);
+            }
+            return p.getProperty("version", "unknown");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void load() {
+        String override = System.getProperty(PATH_PROPERTY);
+        if (override != null) {
+            System.load(override);
+            return;
+        }
+        UnsatisfiedLinkError fromPath;
+        try {
+            System.loadLibrary(LIBRARY);
+            return;
+        } catch (UnsatisfiedLinkError e) {
+            fromPath = e;
+        }
+        String resource = "/native/" + os() + "/" + arch() + "/" + System.mapLibraryName(LIBRARY + "-" + VERSION);
+        try (InputStream in = Native.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                UnsatisfiedLinkError e = new UnsatisfiedLinkError("rocketmq-rebalance " + VERSION + ": no native library for "
+                    + os() + "/" + arch() + ". Tried -D" + PATH_PROPERTY + " (unset), System.loadLibrary(\"" + LIBRARY
+                    + "\") on java.library.path=" + System.getProperty("java.library.path") + " (" + fromPath.getMessage()
+                    + "), and the jar resource " + resource + " (absent)");
+                e.initCause(fromPath);
+                throw e;
+            }
+            File file = File.createTempFile("lib" + LIBRARY + "-" + VERSION + "-", ".so");
+            file.deleteOnExit();
+            Files.copy(in, file.toPath(), StandardCopyOption.REPLACE_EXISTING);
+            System.load(file.getAbsolutePath());
+        } catch (IOException e) {
+            UnsatisfiedLinkError error = new UnsatisfiedLinkError("rocketmq-rebalance: cannot extract " + resource + ": " + e);
+            error.initCause(e);
+            throw error;
+        }
+    }
+
+    static String os() {
+        String name = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        if (name.contains("linux")) {
+            return "linux";
+        }
+        if (name.contains("mac")) {
+            return "macos";
+        }
+        return name.contains("windows") ? "windows" : name.replace(' ', '_');
+    }
+
+    static String arch() {
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        return arch.equals("amd64") ? "x86_64" : arch.equals("arm64") ? "aarch64" : arch;
+    }
+}

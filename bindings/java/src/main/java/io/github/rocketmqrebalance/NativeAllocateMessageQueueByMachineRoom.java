@@ -1,0 +1,55 @@
+package io.github.rocketmqrebalance;
+
+import java.util.List;
+import java.util.Set;
+
+import org.apache.rocketmq.common.message.MessageQueue;
+
+/**
+ * {@code AllocateMessageQueueByMachineRoom} (MACHINE_ROOM), computed by the Rust core. As in the
+ * original, the idc set is held by reference: changes to it show in later calls.
+ */
+public class NativeAllocateMessageQueueByMachineRoom extends NativeStrategy {
+    private volatile Set<String> consumeridcs;
+
+    @Override
+    public List<MessageQueue> allocate(String consumerGroup, String currentCID, List<MessageQueue> mqAll, List<String> cidAll) {
+        return allocateNatively(currentCID, mqAll, cidAll);
+    }
+
+    @Override
+    public String getName() {
+        return "MACHINE_ROOM";
+    }
+
+    public Set<String> getConsumeridcs() {
+        return consumeridcs;
+    }
+
+    public void setConsumeridcs(Set<String> consumeridcs) {
+        this.consumeridcs = consumeridcs;
+    }
+
+    @Override
+    String configName() {
+        return "by_machine_room";
+    }
+
+    @Override
+    String configParams() {
+        Set<String> idcs = consumeridcs;
+        if (idcs == null) {
+            return "{\"consume_idcs\":null}";
+        }
+        StringBuilder b = new StringBuilder("{\"consume_idcs\":[");
+        boolean first = true;
+        for (String idc : idcs) {
+            if (!first) {
+                b.append(',');
+            }
+            first = false;
+            b.append(idc == null ? "null" : jsonString(idc));
+        }
+        return b.append("]}").toString();
+    }
+}

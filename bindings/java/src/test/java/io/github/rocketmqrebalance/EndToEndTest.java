@@ -1,0 +1,310 @@
+package io.github.rocketmqrebalance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import org.apache.rocketmq.broker.BrokerController;
+import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueConsistentHash;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.common.BrokerConfig;
+import org.apache.rocketmq.common.TopicConfig;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
+import org.apache.rocketmq.common.constant.PermName;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.common.namesrv.NamesrvConfig;
+import org.apache.rocketmq.namesrv.NamesrvController;
+import org.apache.rocketmq.remoting.netty.NettyClientConfig;
+import org.apache.rocketmq.remoting.netty.NettyServerConfig;
+import org.apache.rocketmq.store.config.MessageStoreConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A real NameServer and Broker (rocketmq-namesrv / rocketmq-broker, in this JVM, on loopback ports
+ * picked at run time, with a temporary store), a topic with 8 queues, and DefaultMQPushConsumers
+ * of one group using the native strategies: 3 consumers, a 4th joins, one shuts down. Every
+ * message must be consumed, and once the group settles every queue must be held by exactly one
+ * consumer, as the Java original computes.
+ */
+@Timeout(600)
+class EndToEndTest {
+    static {
+        // Rebalance every second instead of every 20 s, so each phase settles quickly.
+        System.setProperty("rocketmq.client.rebalance.waitInterval", "1000");
+    }
+
+    static final int QUEUES = 8;
+    static final long SETTLE_MS = 120_000;
+    static File home;
+    static NamesrvController namesrv;
+    static BrokerController broker;
+    static String namesrvAddr;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        home = Files.createTempDirectory("rmq-e2e").toFile();
+        System.setProperty("rocketmq.client.logRoot", new File(home, "logs").getPath());
+        System.setProperty("rocketmq.home.dir", home.getPath());
+        Random random = new Random();
+        int namesrvPort = freePort(random, 0);
+        NettyServerConfig namesrvNetty = new NettyServerConfig();
+        namesrvNetty.setListenPort(namesrvPort);
+        namesrvNetty.setBindAddress("127.0.0.1");
+        namesrv = new NamesrvController(new NamesrvConfig(), namesrvNetty);
+        assertTrue(namesrv.initialize(), "namesrv initialize");
+        namesrv.start();
+        namesrvAddr = "127.0.0.1:" + namesrvPort;
+
+        // The broker also listens on port - 2 (VIP channel) and on the HA port.
+        int brokerPort = freePort(random, 2);
+        BrokerConfig brokerConfig = new BrokerConfig();
+        brokerConfig.setBrokerName("broker-a");
+        brokerConfig.setBrokerClusterName("e2e");
+        brokerConfig.setBrokerIP1("127.0.0.1");
+        brokerConfig.setNamesrvAddr(namesrvAddr);
+        brokerConfig.setRocketmqHome(home.getPath());
+        NettyServerConfig brokerNetty = new NettyServerConfig();
+        brokerNetty.setListenPort(brokerPort);
+        brokerNetty.setBindAddress("127.0.0.1");
+        MessageStoreConfig store = new MessageStoreConfig();
+        store.setStorePathRootDir(new File(home, "store").getPath());
+        store.setStorePathCommitLog(new File(home, "store/commitlog").getPath());
+        store.setMappedFileSizeCommitLog(8 * 1024 * 1024);
+        store.setMappedFileSizeConsumeQueue(20 * 20_000);
+        store.setMaxHashSlotNum(1000);
+        store.setMaxIndexNum(4000);
+        store.setHaListenPort(freePort(random, 0));
+        store.setDiskMaxUsedSpaceRatio(99);
+        broker = new BrokerController(brokerConfig, brokerNetty, new NettyClientConfig(), store);
+        assertTrue(broker.initialize(), "broker initialize");
+        broker.start();
+    }
+
+    @AfterAll
+    static void stopCluster() throws IOException {
+        if (broker != null) {
+            broker.shutdown();
+        }
+        if (namesrv != null) {
+            namesrv.shutdown();
+        }
+        deleteTree(home);
+    }
+
+    @Test
+    void concurrentConsumersWithAveragely() throws Exception {
+        run("E2E_AVG", false, NativeAllocateMessageQueueAveragely::new, new AllocateMessageQueueAveragely());
+    }
+
+    @Test
+    void orderlyConsumersWithConsistentHash() throws Exception {
+        run("E2E_ORDERLY", true, NativeAllocateMessageQueueConsistentHash::new, new AllocateMessageQueueConsistentHash());
+    }
+
+    private void run(String topic, boolean orderly, Supplier<AllocateMessageQueueStrategy> strategy, AllocateMessageQueueStrategy original)
+        throws Exception {
+        TopicConfig config = new TopicConfig(topic, QUEUES, QUEUES, PermName.PERM_READ | PermName.PERM_WRITE);
+        broker.getTopicConfigManager().updateTopicConfig(config);
+        broker.registerBrokerAll(true, false, true);
+        String group = "GID_" + topic;
+        Set<String> consumed = ConcurrentHashMap.newKeySet();
+        Map<Integer, String> inListener = new ConcurrentHashMap<>();
+        AtomicInteger overlaps = new AtomicInteger();
+        Map<String, DefaultMQPushConsumer> consumers = new HashMap<>();
+        DefaultMQProducer producer = new DefaultMQProducer("PG_" + topic);
+        producer.setNamesrvAddr(namesrvAddr);
+        producer.setInstanceName("producer-" + topic);
+        producer.start();
+        int sent = 0;
+        try {
+            for (int i = 1; i <= 3; i++) {
+                start(consumers, "c" + i, topic, group, orderly, strategy.get(), consumed, inListener, overlaps);
+            }
+            settle(consumers, topic, original);
+            sent = produce(producer, topic, sent, 120);
+
+            start(consumers, "c4", topic, group, orderly, strategy.get(), consumed, inListener, overlaps);
+            settle(consumers, topic, original);
+            sent = produce(producer, topic, sent, 120);
+
+            consumers.remove("c2").shutdown();
+            settle(consumers, topic, original);
+            sent = produce(producer, topic, sent, 120);
+
+            long deadline = System.currentTimeMillis() + SETTLE_MS;
+            while (consumed.size() < sent && System.currentTimeMillis() < deadline) {
+                Thread.sleep(200);
+            }
+            assertEquals(sent, consumed.size(), "every message consumed at least once");
+            assertEquals(0, overlaps.get(), "no queue consumed by two consumers at once");
+        } finally {
+            for (DefaultMQPushConsumer c : consumers.values()) {
+                c.shutdown();
+            }
+            producer.shutdown();
+        }
+    }
+
+    private static void start(Map<String, DefaultMQPushConsumer> consumers, String name, String topic, String group, boolean orderly,
+                              AllocateMessageQueueStrategy strategy, Set<String> consumed, Map<Integer, String> inListener,
+                              AtomicInteger overlaps) throws Exception {
+        DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
+        c.setNamesrvAddr(namesrvAddr);
+        c.setInstanceName(name + "-" + topic);
+        c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        c.setAllocateMessageQueueStrategy(strategy);
+        c.subscribe(topic, "*");
+        if (orderly) {
+            c.registerMessageListener((MessageListenerOrderly) (msgs, context) -> {
+                int queue = context.getMessageQueue().getQueueId();
+                String before = inListener.putIfAbsent(queue, name);
+                if (before != null) {
+                    overlaps.incrementAndGet();
+                }
+                try {
+                    record(msgs, consumed);
+                    Thread.sleep(2);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    if (before == null) {
+                        inListener.remove(queue);
+                    }
+                }
+                return ConsumeOrderlyStatus.SUCCESS;
+            });
+        } else {
+            c.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
+                record(msgs, consumed);
+                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+            });
+        }
+        c.start();
+        consumers.put(name, c);
+    }
+
+    private static void record(List<MessageExt> msgs, Set<String> consumed) {
+        for (MessageExt m : msgs) {
+            consumed.add(new String(m.getBody(), StandardCharsets.UTF_8));
+        }
+    }
+
+    private static int produce(DefaultMQProducer producer, String topic, int from, int count) throws Exception {
+        for (int i = from; i < from + count; i++) {
+            SendStatus status = producer.send(new Message(topic, ("m-" + i).getBytes(StandardCharsets.UTF_8))).getSendStatus();
+            assertEquals(SendStatus.SEND_OK, status);
+        }
+        return from + count;
+    }
+
+    /** Waits until every consumer holds what the Java original gives it and each queue has one holder. */
+    private static void settle(Map<String, DefaultMQPushConsumer> consumers, String topic, AllocateMessageQueueStrategy original)
+        throws InterruptedException {
+        long deadline = System.currentTimeMillis() + SETTLE_MS;
+        String last = "";
+        while (System.currentTimeMillis() < deadline) {
+            last = mismatch(consumers, topic, original);
+            if (last == null) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("group did not settle on the original's assignment: " + last);
+    }
+
+    private static String mismatch(Map<String, DefaultMQPushConsumer> consumers, String topic, AllocateMessageQueueStrategy original) {
+        List<MessageQueue> all = new ArrayList<>();
+        for (int i = 0; i < QUEUES; i++) {
+            all.add(new MessageQueue(topic, "broker-a", i));
+        }
+        Collections.sort(all);
+        List<String> ids = new ArrayList<>();
+        for (DefaultMQPushConsumer c : consumers.values()) {
+            ids.add(c.getDefaultMQPushConsumerImpl().getmQClientFactory().getClientId());
+        }
+        Collections.sort(ids);
+        Map<MessageQueue, Integer> holders = new HashMap<>();
+        for (DefaultMQPushConsumer c : consumers.values()) {
+            String id = c.getDefaultMQPushConsumerImpl().getmQClientFactory().getClientId();
+            Set<MessageQueue> held = new TreeSet<>();
+            c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().forEach((q, pq) -> {
+                if (q.getTopic().equals(topic) && !pq.isDropped()) {
+                    held.add(q);
+                }
+            });
+            Set<MessageQueue> expected = new TreeSet<>(original.allocate("g", id, all, ids));
+            if (!held.equals(expected)) {
+                return id + " holds " + held + ", the original gives it " + expected;
+            }
+            held.forEach(q -> holders.merge(q, 1, Integer::sum));
+        }
+        for (MessageQueue q : all) {
+            if (holders.getOrDefault(q, 0) != 1) {
+                return q + " has " + holders.getOrDefault(q, 0) + " holders";
+            }
+        }
+        return null;
+    }
+
+    /** A loopback port that is free, and so is port - below (the broker's VIP channel). */
+    private static int freePort(Random random, int below) throws IOException {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = 20_000 + random.nextInt(40_000);
+            if (free(port) && (below == 0 || free(port - below))) {
+                return port;
+            }
+        }
+        throw new IOException("no free loopback port found");
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void deleteTree(File f) {
+        if (f == null) {
+            return;
+        }
+        File[] children = f.listFiles();
+        if (children != null) {
+            for (File c : children) {
+                deleteTree(c);
+            }
+        }
+        f.delete();
+    }
+}

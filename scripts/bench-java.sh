@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# JMH: each native strategy against its Java original (rocketmq-client 5.3.3), same JVM run, at
+# (16 queues, 4 ids), (1,000, 100), (100,000, 1,000); prints the table the README shows.
+# Usage: scripts/bench-java.sh [extra JMH options, e.g. -p size=16x4]
+# JMH_RUN overrides the run lengths (default: 1 fork, 3 x 2 s warm-up, 5 x 2 s measured).
+set -euo pipefail
+cd "$(dirname "$0")/../bindings/java"
+mvn -q -B -DskipTests test-compile
+mvn -q -B dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
+out=../../target/bench-java.json
+java -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" org.openjdk.jmh.Main StrategyBenchmark \
+  ${JMH_RUN:--f 1 -wi 3 -w 2s -i 5 -r 2s} -rf json -rff "$out" "$@"
+python3 - "$out" <<'PY'
+import json, sys
+rows = {}
+for r in json.load(open(sys.argv[1])):
+    p = r["params"]
+    rows.setdefault((p["size"], p["strategy"]), {})[p["impl"]] = r["primaryMetric"]["score"]
+order = {"16x4": 0, "1000x100": 1, "100000x1000": 2}
+print("| size (queues x ids) | strategy | Java original | native | native / Java |")
+print("|---|---|---:|---:|---:|")
+for (size, strategy), v in sorted(rows.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
+    if "java" in v and "native" in v:
+        print(f"| {size} | {strategy} | {v['java']:,.2f} us | {v['native']:,.2f} us | {v['native'] / v['java']:.2f}x |")
+PY

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The Java binding: builds the jar (cargo builds the JNI library inside Maven), runs the JUnit
+# suites with -Xcheck:jni against rocketmq-client 5.3.3 (differential, concurrency, loader, and
+# the real NameServer + Broker end to end) and 4.9.8 (differential, concurrency, loader), fails on
+# any JNI warning, and checks the jar's contents and bytecode level.
+# Called by scripts/test-all.sh; runs alone too. RMQ_SEED replays the random inputs.
+set -euo pipefail
+cd "$(dirname "$0")/../bindings/java"
+seed=${RMQ_SEED:-$(date +%s)}
+
+jni_warnings() {
+  # -Xcheck:jni writes to the forked JVM's native stderr, which surefire keeps in *.dumpstream.
+  if grep -h -E "WARNING|FATAL ERROR" target/surefire-reports/*.dumpstream 2>/dev/null | sort | uniq -c | head -20 | grep .; then
+    echo "JNI warnings above (-Xcheck:jni)" >&2
+    exit 1
+  fi
+}
+
+summary() {
+  python3 - <<'PY'
+import glob, re
+total = failed = 0
+for f in glob.glob("target/surefire-reports/TEST-*.xml"):
+    head = open(f).read(2000)
+    m = re.search(r'tests="(\d+)" errors="(\d+)" skipped="(\d+)" failures="(\d+)"', head)
+    if m:
+        t, e, s, fl = map(int, m.groups())
+        total += t; failed += e + fl
+        print(f"  {f.split('TEST-')[1][:-4]}: {t} tests, {e + fl} failed")
+print(f"  {total} tests, {failed} failed")
+PY
+}
+
+echo "-- rocketmq-client 5.3.3: differential (vectors + 100,000 random inputs per strategy, seed $seed), concurrency, end to end"
+rm -rf target/surefire-reports
+mvn -B -q verify -Drmq.seed="$seed"
+summary
+jni_warnings
+jar=target/rocketmq-rebalance-0.1.0.jar
+unzip -l "$jar" | grep -q "native/linux/x86_64/librocketmq_rebalance_jni-0.1.0.so" || { echo "the jar lacks its native library" >&2; exit 1; }
+major=$(javap -v -cp "$jar" io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragely | awk '/major version/ {print $3}')
+[[ "$major" == 52 ]] || { echo "bytecode major version $major, expected 52 (Java 8)" >&2; exit 1; }
+echo "  $jar holds the native library; bytecode is Java 8 (major 52)"
+
+echo "-- rocketmq-client 4.9.8: differential, concurrency (seed $seed)"
+rm -rf target/surefire-reports
+mvn -B -q -P rmq49 verify -Drmq.seed="$seed"
+summary
+jni_warnings
+echo "Java binding: all tests passed"
