@@ -160,6 +160,12 @@ typedef uint32_t rmq_result;
 typedef struct rmq_group_allocation rmq_group_allocation;
 
 /**
+ * An immutable-unless-sorted list of client ids. Made by `rmq_id_list_new`, freed by
+ * `rmq_id_list_free`. Readable by any number of threads while no thread sorts it.
+ */
+typedef struct rmq_id_list rmq_id_list;
+
+/**
  * A list of message queues (topic, broker name, queue id), in the order they were added.
  *
  * Made by `rmq_queue_list_new` or returned by an allocation; freed by `rmq_queue_list_free`.
@@ -623,6 +629,31 @@ rmq_result rmq_group_allocation_movement(const struct rmq_group_allocation *befo
                                          struct rmq_movement *out);
 
 /**
+ * Copies `ids[0..len]` (each checked: NULL_PARAMETER, INVALID_UTF8) into a new list in `*out`.
+ */
+rmq_result rmq_id_list_new(const char *const *ids, size_t len, struct rmq_id_list **out);
+
+/**
+ * Frees a list. NULL does nothing.
+ */
+void rmq_id_list_free(struct rmq_id_list *list);
+
+/**
+ * The number of ids; 0 for NULL.
+ */
+size_t rmq_id_list_len(const struct rmq_id_list *list);
+
+/**
+ * Id `index`, borrowed from the list (valid until it is sorted or freed).
+ */
+rmq_result rmq_id_list_get(const struct rmq_id_list *list, size_t index, const char **out);
+
+/**
+ * Sorts the ids in Java's `String.compareTo` order, as every client must before allocating.
+ */
+rmq_result rmq_id_list_sort(struct rmq_id_list *list);
+
+/**
  * Makes an empty list; `*out` receives it (free with `rmq_queue_list_free`).
  */
 rmq_result rmq_queue_list_new(struct rmq_queue_list **out);
@@ -819,6 +850,16 @@ rmq_result rmq_strategy_allocate(const struct rmq_strategy *strategy,
                                  struct rmq_queue_list **out);
 
 /**
+ * `rmq_strategy_allocate` with the ids from an `rmq_id_list`.
+ */
+rmq_result rmq_strategy_allocate_ids(const struct rmq_strategy *strategy,
+                                     const char *group,
+                                     const char *current_id,
+                                     const struct rmq_queue_list *queues,
+                                     const struct rmq_id_list *ids,
+                                     struct rmq_queue_list **out);
+
+/**
  * The same share as `rmq_strategy_allocate`, as positions into `queues`, written into the
  * caller's array `positions[0..positions_cap]` with the count in `*out_len`: no allocation, for
  * hot paths. A share never has more entries than `queues`, so `positions_cap =
@@ -835,6 +876,19 @@ rmq_result rmq_strategy_allocate_positions(const struct rmq_strategy *strategy,
                                            size_t *positions,
                                            size_t positions_cap,
                                            size_t *out_len);
+
+/**
+ * `rmq_strategy_allocate_positions` with the ids from an `rmq_id_list`: the fastest call, for a
+ * client that allocates every topic of a round with one id list.
+ */
+rmq_result rmq_strategy_allocate_positions_ids(const struct rmq_strategy *strategy,
+                                               const char *group,
+                                               const char *current_id,
+                                               const struct rmq_queue_list *queues,
+                                               const struct rmq_id_list *ids,
+                                               size_t *positions,
+                                               size_t positions_cap,
+                                               size_t *out_len);
 
 /**
  * The version of the loaded library, `"MAJOR.MINOR.PATCH"`. Static: never freed.

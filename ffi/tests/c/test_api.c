@@ -109,6 +109,38 @@ static void test_java_order(void) {
     rmq_queue_list_free(list);
 }
 
+static void test_id_list(void) {
+    const char *ids[] = {"c2", EMOJI, "c1", HALFWIDTH};
+    rmq_id_list *list = NULL;
+    const char *bad[] = {"ok", "\xff"};
+    CHECK_RC(rmq_id_list_new(bad, 2, &list), RMQ_RESULT_INVALID_UTF8);
+    CHECK_RC(rmq_id_list_new(NULL, 1, &list), RMQ_RESULT_LENGTH_MISMATCH);
+    CHECK(list == NULL);
+    CHECK_OK(rmq_id_list_new(ids, 4, &list));
+    CHECK(rmq_id_list_len(list) == 4 && rmq_id_list_len(NULL) == 0);
+    CHECK_OK(rmq_id_list_sort(list));
+    const char *expected[] = {"c1", "c2", EMOJI, HALFWIDTH};
+    for (size_t i = 0; i < 4; i++) {
+        const char *id = NULL;
+        CHECK_OK(rmq_id_list_get(list, i, &id));
+        CHECK(strcmp(id, expected[i]) == 0);
+    }
+    const char *id = NULL;
+    CHECK_RC(rmq_id_list_get(list, 4, &id), RMQ_RESULT_OUT_OF_RANGE);
+    /* 8 queues, 4 ids, AVG: c2 (second in Java order) gets queues 2 and 3. */
+    rmq_strategy *s = NULL;
+    CHECK_OK(rmq_strategy_averagely_new(&s));
+    rmq_queue_list *queues = queues_of("T", "b", 8);
+    size_t positions[8], n = 0;
+    CHECK_OK(rmq_strategy_allocate_positions_ids(s, "g", "c2", queues, list, positions, 8, &n));
+    CHECK(n == 2 && positions[0] == 2 && positions[1] == 3);
+    CHECK_RC(rmq_strategy_allocate_positions_ids(s, "g", "c2", queues, NULL, positions, 8, &n), RMQ_RESULT_NULL_PARAMETER);
+    rmq_queue_list_free(queues);
+    rmq_strategy_free(s);
+    rmq_id_list_free(list);
+    rmq_id_list_free(NULL);
+}
+
 static void test_strategy_errors(void) {
     rmq_strategy *s = NULL;
     CHECK_RC(rmq_strategy_from_config("nope", NULL, &s), RMQ_RESULT_UNKNOWN_STRATEGY);
@@ -603,6 +635,7 @@ int main(void) {
     test_queue_list_errors();
     test_java_order();
     test_strategy_errors();
+    test_id_list();
     test_resolver();
     test_group_view();
     test_engine();

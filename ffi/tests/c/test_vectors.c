@@ -206,6 +206,23 @@ static int run_case(const char *id, rmq_strategy *s, rmq_result built, const cha
         fprintf(stderr, "%s: positions failed with %u\n", id, (unsigned)prc);
         ok = 0;
     }
+    /* The same through a checked-once id list (list and positions). */
+    rmq_id_list *id_list = NULL;
+    CHECK_OK(rmq_id_list_new(cids, n_ids, &id_list));
+    rmq_queue_list *mine2 = NULL;
+    rmq_result rc2 = rmq_strategy_allocate_ids(s, group, current, queues, id_list, &mine2);
+    int same_list = rc2 == rc && (mine == NULL) == (mine2 == NULL) && (mine == NULL || same_queues(mine, mine2));
+    size_t n2 = 0;
+    size_t *positions2 = malloc((cap ? cap : 1) * sizeof *positions2);
+    rmq_result prc2 = rmq_strategy_allocate_positions_ids(s, group, current, queues, id_list, positions2, cap, &n2);
+    int same_positions = prc2 == prc && (prc != RMQ_RESULT_OK || (n2 == n && memcmp(positions, positions2, n * sizeof *positions) == 0));
+    if (!same_list || !same_positions) {
+        fprintf(stderr, "%s: the id-list calls disagree with the array calls\n", id);
+        ok = 0;
+    }
+    free(positions2);
+    rmq_queue_list_free(mine2);
+    rmq_id_list_free(id_list);
     free(positions);
 
     /* The group view gives the current id the same share. */
