@@ -224,3 +224,4 @@ pub(crate) fn distinct_in_order(cid_all: &[String]) -> Vec<&str> {
     let mut seen = std::collections::HashSet::with_capacity(cid_all.len());
     cid_all.iter().map(String::as_str).filter(|id| seen.insert(*id)).collect()
 }
+pub mod balanced_sticky;
