@@ -94,8 +94,14 @@ fn run_table(args: Args) -> Result<ExitCode, String> {
     let slot_of: std::collections::HashMap<&str, usize> =
         consumers.iter().enumerate().rev().map(|(i, c)| (c.as_str(), i)).collect();
     let (mut orphaned, mut double_owned, mut duplicates) = (0, 0, Vec::new());
-    for topic in &topics {
-        let positions: Vec<usize> = (0..queues.len()).filter(|&i| &*queues[i].topic == *topic).collect();
+    // RebalanceImpl asks per topic; BALANCED_STICKY balances across topics, so it is asked once
+    // with every queue, as its whole-group view is meant to be used.
+    let calls: Vec<Vec<usize>> = if strategy.name().starts_with("BALANCED_STICKY") {
+        vec![(0..queues.len()).collect()]
+    } else {
+        topics.iter().map(|topic| (0..queues.len()).filter(|&i| &*queues[i].topic == *topic).collect()).collect()
+    };
+    for positions in calls {
         let topic_queues: Vec<MessageQueue> = positions.iter().map(|&i| queues[i].clone()).collect();
         let view = strategy.allocate_group("cli", &topic_queues, &consumers).map_err(|e| format!("{}: {e}", e.java_exception()))?;
         let report = verify(&topic_queues, &consumers, &view.ownership(&topic_queues));

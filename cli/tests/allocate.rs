@@ -86,3 +86,13 @@ fn table_form_rejects_bad_specs_clearly() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown strategy"));
 }
+
+#[test]
+fn balanced_sticky_table_balances_across_topics() {
+    // T: 8 queues over 3 (3/3/2), U: 2 queues over 3 (1/1/0): asked per topic, two members could
+    // end with 4 and one with 2; asked once with both topics, totals differ by at most one.
+    let out = run(&["allocate", "--queues", "T@b:0-7 U@b:0-1", "--consumers", "c1,c2,c3", "--strategy", "balanced_sticky"], "");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("balance: min 3, max 4"), "{text}");
+}

@@ -16,12 +16,13 @@ use serde_json::{json, Value};
 use crate::error::{Error, Result};
 use crate::queue::MessageQueue;
 use crate::strategy::{
-    AveragelyByCircle, Averagely, ByConfig, ByMachineRoom, ConsistentHash, MachineRoomNearby, SeparatorResolver, Strategy,
+    AveragelyByCircle, Averagely, BalancedSticky, ByConfig, StableKey, ByMachineRoom, ConsistentHash, MachineRoomNearby, SeparatorResolver, Strategy,
 };
 
 /// Every name a strategy answers to, for error messages.
 pub const KNOWN_NAMES: &str = "averagely (AVG), circle (AVG_BY_CIRCLE), consistent_hash (CONSISTENT_HASH), \
-machine_room_nearby (MACHINE_ROOM_NEARBY), by_machine_room (MACHINE_ROOM), by_config (CONFIG)";
+machine_room_nearby (MACHINE_ROOM_NEARBY), by_machine_room (MACHINE_ROOM), by_config (CONFIG), \
+balanced_sticky (BALANCED_STICKY, experimental)";
 
 /// A strategy and its parameters, as plain data.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +44,16 @@ pub enum StrategyConfig {
     ByConfig {
         config: Option<Vec<MessageQueue>>,
     },
+    /// Experimental: not a Java strategy (see `strategy::balanced_sticky`).
+    BalancedSticky {
+        stable_key: StableKey,
+    },
+}
+
+#[derive(Deserialize)]
+struct BalancedStickyParams {
+    #[serde(default)]
+    stable_key: StableKey,
 }
 
 #[derive(Deserialize)]
@@ -96,6 +107,10 @@ impl StrategyConfig {
                 let p: ByConfigParams = parse_params(name, params)?;
                 StrategyConfig::ByConfig { config: p.config }
             }
+            "balanced_sticky" | "BALANCED_STICKY" => {
+                let p: BalancedStickyParams = parse_params(name, params)?;
+                StrategyConfig::BalancedSticky { stable_key: p.stable_key }
+            }
             _ => return Err(Error::UnknownStrategy { name: name.to_owned(), known: KNOWN_NAMES }),
         })
     }
@@ -123,6 +138,7 @@ impl StrategyConfig {
             StrategyConfig::MachineRoomNearby { .. } => "machine_room_nearby",
             StrategyConfig::ByMachineRoom { .. } => "by_machine_room",
             StrategyConfig::ByConfig { .. } => "by_config",
+            StrategyConfig::BalancedSticky { .. } => "balanced_sticky",
         }
     }
 
@@ -139,6 +155,7 @@ impl StrategyConfig {
             }),
             StrategyConfig::ByMachineRoom { consume_idcs } => json!({ "consume_idcs": consume_idcs }),
             StrategyConfig::ByConfig { config } => json!({ "config": config }),
+            StrategyConfig::BalancedSticky { stable_key } => json!({ "stable_key": stable_key }),
         }
     }
 
@@ -160,6 +177,7 @@ impl StrategyConfig {
                 Arc::new(ByMachineRoom::new(consume_idcs.as_ref().map(|v| v.iter().cloned().collect::<HashSet<_>>())))
             }
             StrategyConfig::ByConfig { config } => Arc::new(ByConfig::new(config.clone())),
+            StrategyConfig::BalancedSticky { stable_key } => Arc::new(BalancedSticky::new(stable_key.clone())),
         })
     }
 }

@@ -1,5 +1,5 @@
-//! BALANCED_STICKY (experimental, not yet a configurable strategy): a balanced, low-movement
-//! assignment that every client computes alone from the *sets* of queues and client ids.
+//! BALANCED_STICKY (experimental): a balanced, low-movement assignment that every client computes
+//! alone from the *sets* of queues and client ids (config name `balanced_sticky`).
 //!
 //! 1. Per topic, every member gets `floor(Q_t / C)` queues, and `Q_t mod C` members one more.
 //! 2. Who gets the extras is decided across topics (topics in hash order, each giving its extras
@@ -12,9 +12,103 @@
 //! Cost: O(topics x members x points + queues x log queues), never queues x members.
 //! Hashes are FNV-1a 64 with a SplitMix64 finaliser: fixed by this file, the same everywhere.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
+use super::{check, Allocation, Strategy};
+use crate::error::Result;
+use crate::group::{GroupAllocation, MemberShare};
 use crate::queue::MessageQueue;
+
+/// Which part of a client id ranks a member. Java's default id is `ip@pid#nanotime`, new at every
+/// restart; ranking by a stable part gives a restarted consumer its queues back. Members with the
+/// same stable part are told apart by their full ids, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StableKey {
+    /// The whole id.
+    #[default]
+    ClientId,
+    /// The part before the first `@` (the client's IP address).
+    Host,
+    /// The part before the first occurrence of this separator (the whole id when absent).
+    Before(String),
+}
+
+impl StableKey {
+    fn of<'a>(&self, id: &'a str) -> &'a str {
+        let sep = match self {
+            StableKey::ClientId => return id,
+            StableKey::Host => "@",
+            StableKey::Before(sep) => sep.as_str(),
+        };
+        if sep.is_empty() {
+            return id;
+        }
+        id.find(sep).map_or(id, |at| &id[..at])
+    }
+}
+
+/// The strategy: see the module documentation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BalancedSticky {
+    stable_key: StableKey,
+}
+
+impl BalancedSticky {
+    pub fn new(stable_key: StableKey) -> Self {
+        BalancedSticky { stable_key }
+    }
+
+    pub fn stable_key(&self) -> &StableKey {
+        &self.stable_key
+    }
+
+    /// Every member's positions, members in order of first appearance in `cid_all`.
+    fn shares(&self, mq_all: &[MessageQueue], cid_all: &[String]) -> (Vec<String>, Vec<Vec<usize>>) {
+        let (members, owner) = assign_keyed(mq_all, cid_all, &self.stable_key);
+        let mut shares = vec![Vec::new(); members.len()];
+        for (position, o) in owner.into_iter().enumerate() {
+            shares[o].push(position);
+        }
+        (members, shares)
+    }
+}
+
+impl Strategy for BalancedSticky {
+    fn name(&self) -> Cow<'_, str> {
+        // The parameters are part of the name, so clients configured differently are visible.
+        match &self.stable_key {
+            StableKey::ClientId => Cow::Borrowed("BALANCED_STICKY"),
+            StableKey::Host => Cow::Borrowed("BALANCED_STICKY-host"),
+            StableKey::Before(sep) => Cow::Owned(format!("BALANCED_STICKY-before:{sep}")),
+        }
+    }
+
+    /// Java's argument checks; an id not in the list gets nothing. Input order does not matter.
+    fn allocate_positions(&self, _group: &str, current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Allocation> {
+        if check(current_id, mq_all, cid_all)?.is_none() {
+            return Ok(Allocation::Positions(Vec::new()));
+        }
+        let (members, mut shares) = self.shares(mq_all, cid_all);
+        let me = members.iter().position(|m| m == current_id).expect("check found the id");
+        Ok(Allocation::Positions(std::mem::take(&mut shares[me])))
+    }
+
+    /// One computation for the whole group.
+    fn allocate_group(&self, _group: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<GroupAllocation> {
+        super::check_group(mq_all, cid_all)?;
+        let (members, shares) = self.shares(mq_all, cid_all);
+        let index: std::collections::HashMap<&str, usize> = members.iter().enumerate().map(|(i, m)| (m.as_str(), i)).collect();
+        let members = super::distinct_in_order(cid_all)
+            .into_iter()
+            .map(|id| MemberShare { client_id: id.to_owned(), allocation: Allocation::Positions(shares[index[id]].clone()) })
+            .collect();
+        Ok(GroupAllocation { members })
+    }
+}
 
 const VIRTUAL_POINTS: usize = 16;
 
@@ -34,9 +128,32 @@ pub fn hash64(parts: &[&[u8]]) -> u64 {
     h ^ (h >> 31)
 }
 
-/// The owner (an index into the sorted distinct ids returned) of every queue of `mq_all`.
+/// The owner (an index into the sorted distinct ids returned) of every queue of `mq_all`, members
+/// ranked by their whole ids.
 pub fn assign(mq_all: &[MessageQueue], cid_all: &[String]) -> (Vec<String>, Vec<usize>) {
-    let mut members: Vec<String> = cid_all.to_vec();
+    assign_keyed(mq_all, cid_all, &StableKey::ClientId)
+}
+
+/// [`assign`] with members ranked by `key`: a member's hash name is its stable part plus its
+/// ordinal among the members sharing that part (in full-id order).
+pub fn assign_keyed(mq_all: &[MessageQueue], cid_all: &[String], key: &StableKey) -> (Vec<String>, Vec<usize>) {
+    let mut ids: Vec<String> = cid_all.to_vec();
+    ids.sort_by(|a, b| (key.of(a), a.as_str()).cmp(&(key.of(b), b.as_str())));
+    ids.dedup();
+    let mut members: Vec<String> = Vec::with_capacity(ids.len());
+    let mut ordinal = 0;
+    for (i, id) in ids.iter().enumerate() {
+        ordinal = if i > 0 && key.of(&ids[i - 1]) == key.of(id) { ordinal + 1 } else { 0 };
+        members.push(format!("{}#{ordinal}", key.of(id)));
+    }
+    let (ranked, owner) = assign_ranked(mq_all, &members);
+    // `ranked` is `members` sorted; map back to the ids.
+    let by_name: std::collections::HashMap<&str, &str> = members.iter().map(String::as_str).zip(ids.iter().map(String::as_str)).collect();
+    (ranked.iter().map(|m| by_name[m.as_str()].to_owned()).collect(), owner)
+}
+
+fn assign_ranked(mq_all: &[MessageQueue], names: &[String]) -> (Vec<String>, Vec<usize>) {
+    let mut members: Vec<String> = names.to_vec();
     members.sort();
     members.dedup();
     let c = members.len();
@@ -211,6 +328,39 @@ mod tests {
     }
 
     #[test]
+    fn a_restarted_consumer_gets_its_queues_back_when_ranked_by_host() {
+        let mq = queues(4, 8);
+        let before: Vec<String> = ["10.0.0.1@100#5", "10.0.0.2@200#6", "10.0.0.3@300#7"].map(String::from).to_vec();
+        let after: Vec<String> = ["10.0.0.1@100#5", "10.0.0.2@999#42", "10.0.0.3@300#7"].map(String::from).to_vec();
+        let host = BalancedSticky::new(StableKey::Host);
+        let mine = |ids: &[String], me: &str| host.allocate("g", me, &mq, ids).unwrap();
+        assert_eq!(mine(&before, "10.0.0.2@200#6"), mine(&after, "10.0.0.2@999#42"));
+        assert_eq!(host.name(), "BALANCED_STICKY-host");
+        // Ranked by the whole id, the restart is a different member: its share is not guaranteed.
+        let whole = BalancedSticky::default();
+        let group = whole.allocate_group("g", &mq, &after).unwrap();
+        assert_eq!(group.members.len(), 3);
+        let total: usize = group.members.iter().map(|m| m.allocation.len()).sum();
+        assert_eq!(total, mq.len());
+    }
+
+    #[test]
+    fn two_consumers_on_one_host_are_told_apart_by_their_ids() {
+        let mq = queues(2, 6);
+        let ids: Vec<String> = ["10.0.0.1@1", "10.0.0.1@2", "10.0.0.2@3"].map(String::from).to_vec();
+        let host = BalancedSticky::new(StableKey::Host);
+        let group = host.allocate_group("g", &mq, &ids).unwrap();
+        let counts: Vec<usize> = group.members.iter().map(|m| m.allocation.len()).collect();
+        assert_eq!(counts, [4, 4, 4]);
+        // Each member's one-member answer is its group share.
+        for m in &group.members {
+            assert_eq!(host.allocate_positions("g", &m.client_id, &mq, &ids).unwrap(), m.allocation);
+        }
+        assert_eq!(host.allocate_positions("g", "absent", &mq, &ids).unwrap().len(), 0);
+        assert!(host.allocate_positions("g", "", &mq, &ids).is_err());
+    }
+
+    #[test]
     fn a_queue_listed_twice_has_one_owner() {
         let mut mq = queues(3, 5);
         mq.push(mq[7].clone());
@@ -259,5 +409,42 @@ mod tests {
                 prop_assert_eq!(&names2[owner2[i]], &names[owner[j]]);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod uneven_topics {
+    use super::*;
+
+    #[test]
+    fn totals_within_one_when_topics_differ_in_size() {
+        let mut mq: Vec<MessageQueue> = (0..8).map(|q| MessageQueue::new("T", "b", q)).collect();
+        mq.extend((0..2).map(|q| MessageQueue::new("U", "b", q)));
+        let ids: Vec<String> = ["c1", "c2", "c3"].map(String::from).to_vec();
+        let (names, owner) = assign(&mq, &ids);
+        let mut total = vec![0; names.len()];
+        for o in owner {
+            total[o] += 1;
+        }
+        assert!(total.iter().max().unwrap() - total.iter().min().unwrap() <= 1, "{names:?} {total:?}");
+    }
+}
+
+#[cfg(test)]
+mod via_config {
+    use crate::StrategyConfig;
+    use crate::MessageQueue;
+
+    #[test]
+    fn group_view_totals_within_one() {
+        let s = StrategyConfig::from_name("balanced_sticky", &serde_json::Value::Null).unwrap().build().unwrap();
+        let mut mq: Vec<MessageQueue> = (0..8).map(|q| MessageQueue::new("T", "b", q)).collect();
+        mq.extend((0..2).map(|q| MessageQueue::new("U", "b", q)));
+        let ids: Vec<String> = ["c1", "c2", "c3"].map(String::from).to_vec();
+        let g = s.allocate_group("g", &mq, &ids).unwrap();
+        let counts: Vec<usize> = g.members.iter().map(|m| m.allocation.len()).collect();
+        let one: Vec<usize> = ids.iter().map(|id| s.allocate("g", id, &mq, &ids).unwrap().len()).collect();
+        assert_eq!(counts, one);
+        assert!(counts.iter().max().unwrap() - counts.iter().min().unwrap() <= 1, "{counts:?}");
     }
 }

@@ -318,6 +318,29 @@ static void test_group_view(void) {
     CHECK_OK(rmq_group_allocation_verify(dupview, &v));
     CHECK(!v.is_partition && v.duplicate_client_ids == 1 && v.orphaned == 3);
     rmq_group_allocation_free(dupview);
+
+    /* The experimental BALANCED_STICKY through its config name: a partition, 3/3/2, and one
+     * member's answer equals its group share whatever the id order. */
+    rmq_strategy *sticky = NULL;
+    CHECK_OK(rmq_strategy_from_config("balanced_sticky", "{\"stable_key\": \"host\"}", &sticky));
+    CHECK(strcmp(rmq_strategy_name(sticky), "BALANCED_STICKY-host") == 0);
+    rmq_group_allocation *sv = NULL;
+    CHECK_OK(rmq_strategy_allocate_group(sticky, "g", queues, three, 3, &sv));
+    CHECK_OK(rmq_group_allocation_verify(sv, &v));
+    CHECK(v.is_partition);
+    const char *reversed[] = {"c", "b", "a"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *member = NULL;
+        rmq_queue_list *member_share = NULL, *mine = NULL;
+        CHECK_OK(rmq_group_allocation_member(sv, i, &member, &member_share));
+        CHECK(rmq_queue_list_len(member_share) == 2 || rmq_queue_list_len(member_share) == 3);
+        CHECK_OK(rmq_strategy_allocate(sticky, "g", member, queues, reversed, 3, &mine));
+        CHECK(rmq_queue_list_len(mine) == rmq_queue_list_len(member_share));
+        rmq_queue_list_free(mine);
+        rmq_queue_list_free(member_share);
+    }
+    rmq_group_allocation_free(sv);
+    rmq_strategy_free(sticky);
     rmq_group_allocation_free(before);
     rmq_group_allocation_free(after);
     rmq_queue_list_free(queues);
