@@ -1,6 +1,7 @@
 //! `rmq-rebalance`: RocketMQ consumer rebalancing from the command line.
 
 mod allocate;
+mod compare;
 mod queue_spec;
 mod simulate;
 
@@ -22,6 +23,9 @@ enum Command {
     /// Run the rebalance engine in a seeded model of a RocketMQ cluster with injected faults, and
     /// check that nothing is lost, orderly queues stay exclusive, and the group converges.
     Simulate(simulate::Args),
+    /// Every strategy over a grid of group shapes: balance, idle members, and movement on one join
+    /// and one leave relative to the fewest moves any balanced assignment needs.
+    Compare(compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -29,6 +33,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Allocate(args) => allocate::run(args),
         Command::Simulate(args) => simulate::run_cmd(args),
+        Command::Compare(args) => compare::run(args),
     };
     match result {
         Ok(code) => code,

@@ -96,3 +96,33 @@ fn balanced_sticky_table_balances_across_topics() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("balance: min 3, max 4"), "{text}");
 }
+
+#[test]
+fn compare_reports_every_strategy_with_movement_against_the_bound() {
+    let svg = std::env::temp_dir().join(format!("rmq-compare-{}.svg", std::process::id()));
+    let out = run(
+        &["compare", "--topics", "1,4", "--queues", "4,8", "--members", "3,5", "--json", "--svg", svg.to_str().unwrap()],
+        "",
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary = v["summary"].as_array().unwrap();
+    let names: Vec<&str> = summary.iter().map(|s| s["strategy"].as_str().unwrap()).collect();
+    assert_eq!(names, ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "BALANCED_STICKY"]);
+    assert_eq!(v["cells"].as_array().unwrap().len(), 4 * 8);
+    // BALANCED_STICKY keeps every topic within floor/ceil and, being balanced, can never move fewer
+    // queues than the bound; no bound exceeds the cell's queues.
+    let sticky = summary.iter().find(|s| s["strategy"] == "BALANCED_STICKY").unwrap();
+    assert!(sticky["worst_topic_spread"].as_u64().unwrap() <= 1);
+    for cell in v["cells"].as_array().unwrap() {
+        let queues = cell["topics"].as_u64().unwrap() * cell["queues_per_topic"].as_u64().unwrap();
+        assert!(cell["join_bound"].as_u64().unwrap() <= queues);
+        if cell["strategy"] == "BALANCED_STICKY" {
+            assert!(cell["join_moved"].as_u64().unwrap() >= cell["join_bound"].as_u64().unwrap());
+            assert!(cell["leave_moved"].as_u64().unwrap() >= cell["leave_bound"].as_u64().unwrap());
+        }
+    }
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.starts_with("<svg") && chart.matches("<circle").count() >= 32);
+    let _ = std::fs::remove_file(svg);
+}
