@@ -10,7 +10,7 @@ use rocketmq_rebalance::{Error, MessageQueue};
 
 use crate::args::{out_arg, owned_ids, ref_arg, slice_arg, str_arg, write_out};
 use crate::host::{rmq_host, CHost};
-use crate::panic::{boundary, boundary_or};
+use crate::panic::{boundary, free_boxed};
 use crate::queue_list::rmq_queue_list;
 use crate::report::{rmq_round_report, rmq_round_report_list};
 use crate::result::rmq_result;
@@ -118,38 +118,32 @@ pub unsafe extern "C" fn rmq_rebalancer_new(config_json: *const c_char, strategy
 /// offsets and unlock). NULL does nothing.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_rebalancer_free(rebalancer: *mut rmq_rebalancer) {
-    boundary_or((), || {
-        if !rebalancer.is_null() {
-            // SAFETY: a rebalancer this library made, given back once, used by no other thread.
-            drop(unsafe { Box::from_raw(rebalancer) });
-        }
-    })
+    // SAFETY: forwarded: NULL or a handle this library made, given back once.
+    unsafe { free_boxed(rebalancer) }
 }
 
 /// Subscribes to `topic`: `rmq_rebalancer_rebalance_all` includes it from now on.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_rebalancer_subscribe(rebalancer: *const rmq_rebalancer, topic: *const c_char) -> rmq_result {
-    boundary(|| {
-        // SAFETY: the caller's arguments.
-        let topic = unsafe { str_arg(topic)? };
-        unsafe {
-            with_rebalancer(rebalancer, |r| {
-                r.subscribe(topic);
-                Ok(())
-            })
-        }
-    })
+    // SAFETY: the caller's arguments.
+    unsafe { on_topic(rebalancer, topic, |r, t| r.subscribe(t)) }
 }
 
 /// Unsubscribes: the topic's queues are released at the next `rmq_rebalancer_rebalance_all`.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_rebalancer_unsubscribe(rebalancer: *const rmq_rebalancer, topic: *const c_char) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe { on_topic(rebalancer, topic, Rebalancer::unsubscribe) }
+}
+
+/// A change of subscriptions: `change` applied to the rebalancer with the topic as text.
+unsafe fn on_topic(rebalancer: *const rmq_rebalancer, topic: *const c_char, change: impl FnOnce(&mut Rebalancer, &str)) -> rmq_result {
     boundary(|| {
         // SAFETY: the caller's arguments.
-        let topic = unsafe { str_arg(topic)? };
         unsafe {
+            let topic = str_arg(topic)?;
             with_rebalancer(rebalancer, |r| {
-                r.unsubscribe(topic);
+                change(r, topic);
                 Ok(())
             })
         }

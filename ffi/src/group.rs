@@ -6,7 +6,7 @@ use std::ffi::{c_char, CString};
 use rocketmq_rebalance::{movement, verify, GroupAllocation, Ownership};
 
 use crate::args::{out_arg, owned_ids, ref_arg, str_arg, write_out};
-use crate::panic::{boundary, boundary_or};
+use crate::panic::{boundary, free_boxed, len_or_zero};
 use crate::queue_list::rmq_queue_list;
 use crate::result::rmq_result;
 use crate::strategy::{rmq_strategy, share_list};
@@ -87,19 +87,15 @@ pub unsafe extern "C" fn rmq_strategy_allocate_group(
 /// Frees a group view. NULL does nothing.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_group_allocation_free(view: *mut rmq_group_allocation) {
-    boundary_or((), || {
-        if !view.is_null() {
-            // SAFETY: a view this library made, given back once.
-            drop(unsafe { Box::from_raw(view) });
-        }
-    })
+    // SAFETY: forwarded: NULL or a handle this library made, given back once.
+    unsafe { free_boxed(view) }
 }
 
 /// The number of distinct members; 0 for NULL.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_group_allocation_member_count(view: *const rmq_group_allocation) -> usize {
-    // SAFETY: NULL or a live view.
-    boundary_or(0, || unsafe { view.as_ref() }.map_or(0, |v| v.view.members.len()))
+    // SAFETY: forwarded: NULL or a live handle.
+    unsafe { len_or_zero(view, |v| v.view.members.len()) }
 }
 
 /// Member `index`: its id (borrowed from the view, may be NULL when not wanted) and its share as

@@ -7,7 +7,7 @@ use std::ffi::{c_char, CString};
 use rocketmq_rebalance::java_order;
 
 use crate::args::{mut_arg, out_arg, owned_ids, ref_arg, write_out};
-use crate::panic::{boundary, boundary_or};
+use crate::panic::{boundary, free_boxed, len_or_zero};
 use crate::result::rmq_result;
 
 /// An immutable-unless-sorted list of client ids. Made by `rmq_id_list_new`, freed by
@@ -35,19 +35,15 @@ pub unsafe extern "C" fn rmq_id_list_new(ids: *const *const c_char, len: usize, 
 /// Frees a list. NULL does nothing.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_id_list_free(list: *mut rmq_id_list) {
-    boundary_or((), || {
-        if !list.is_null() {
-            // SAFETY: a list this library made, given back once.
-            drop(unsafe { Box::from_raw(list) });
-        }
-    })
+    // SAFETY: forwarded: NULL or a handle this library made, given back once.
+    unsafe { free_boxed(list) }
 }
 
 /// The number of ids; 0 for NULL.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_id_list_len(list: *const rmq_id_list) -> usize {
-    // SAFETY: NULL or a live list.
-    boundary_or(0, || unsafe { list.as_ref() }.map_or(0, |l| l.ids.len()))
+    // SAFETY: forwarded: NULL or a live handle.
+    unsafe { len_or_zero(list, |l| l.ids.len()) }
 }
 
 /// Id `index`, borrowed from the list (valid until it is sorted or freed).

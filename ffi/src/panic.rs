@@ -24,3 +24,20 @@ pub(crate) fn boundary(body: impl FnOnce() -> Result<(), rmq_result>) -> rmq_res
 pub(crate) fn boundary_or<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
 }
+
+/// The body of every `_free`: NULL does nothing; anything else is a handle this library boxed,
+/// given back once.
+pub(crate) unsafe fn free_boxed<T>(handle: *mut T) {
+    boundary_or((), || {
+        if !handle.is_null() {
+            // SAFETY: the caller's promise above.
+            drop(unsafe { Box::from_raw(handle) });
+        }
+    })
+}
+
+/// The body of every length query: `len` of the handle, 0 for NULL (or after a panic).
+pub(crate) unsafe fn len_or_zero<T>(handle: *const T, len: impl FnOnce(&T) -> usize) -> usize {
+    // SAFETY: NULL or a live handle, as the header requires.
+    boundary_or(0, || unsafe { handle.as_ref() }.map_or(0, len))
+}

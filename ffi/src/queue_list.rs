@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rocketmq_rebalance::{java_order, MessageQueue};
 
 use crate::args::{mut_arg, out_arg, ref_arg, slice_arg, str_arg, write_out};
-use crate::panic::{boundary, boundary_or};
+use crate::panic::{boundary, free_boxed, len_or_zero};
 use crate::result::rmq_result;
 
 /// A list of message queues (topic, broker name, queue id), in the order they were added.
@@ -83,12 +83,8 @@ pub unsafe extern "C" fn rmq_queue_list_new(out: *mut *mut rmq_queue_list) -> rm
 /// Frees a list made by this library. NULL does nothing.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_queue_list_free(list: *mut rmq_queue_list) {
-    boundary_or((), || {
-        if !list.is_null() {
-            // SAFETY: the caller gives back a list this library made, once.
-            drop(unsafe { Box::from_raw(list) });
-        }
-    })
+    // SAFETY: forwarded: NULL or a handle this library made, given back once.
+    unsafe { free_boxed(list) }
 }
 
 /// Appends the queue (`topic`, `broker_name`, `queue_id`); both strings are copied.
@@ -105,8 +101,8 @@ pub unsafe extern "C" fn rmq_queue_list_push(list: *mut rmq_queue_list, topic: *
 /// The number of queues in `list`; 0 for NULL.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_queue_list_len(list: *const rmq_queue_list) -> usize {
-    // SAFETY: NULL or a live list.
-    boundary_or(0, || unsafe { list.as_ref() }.map_or(0, |l| l.queues.len()))
+    // SAFETY: forwarded: NULL or a live handle.
+    unsafe { len_or_zero(list, |l| l.queues.len()) }
 }
 
 /// The queue at `index`. `*topic` and `*broker_name` are borrowed from the list: valid until the

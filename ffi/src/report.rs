@@ -5,7 +5,7 @@ use std::ffi::c_char;
 use rocketmq_rebalance::engine::RoundReport;
 
 use crate::args::{out_arg, ref_arg, write_out, write_text};
-use crate::panic::{boundary, boundary_or};
+use crate::panic::{boundary, free_boxed, len_or_zero};
 use crate::queue_list::rmq_queue_list;
 use crate::result::rmq_result;
 
@@ -55,12 +55,8 @@ impl rmq_round_report {
 /// Frees a report. NULL does nothing. Do not free a report borrowed from a list.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_round_report_free(report: *mut rmq_round_report) {
-    boundary_or((), || {
-        if !report.is_null() {
-            // SAFETY: a report this library made, given back once.
-            drop(unsafe { Box::from_raw(report) });
-        }
-    })
+    // SAFETY: forwarded: NULL or a handle this library made, given back once.
+    unsafe { free_boxed(report) }
 }
 
 /// The counts of `report`.
@@ -120,19 +116,15 @@ pub unsafe extern "C" fn rmq_round_report_to_json(report: *const rmq_round_repor
 /// Frees a list of reports and the reports in it. NULL does nothing.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_round_report_list_free(list: *mut rmq_round_report_list) {
-    boundary_or((), || {
-        if !list.is_null() {
-            // SAFETY: a list this library made, given back once.
-            drop(unsafe { Box::from_raw(list) });
-        }
-    })
+    // SAFETY: forwarded: NULL or a handle this library made, given back once.
+    unsafe { free_boxed(list) }
 }
 
 /// The number of reports in `list`; 0 for NULL.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_round_report_list_len(list: *const rmq_round_report_list) -> usize {
-    // SAFETY: NULL or a live list.
-    boundary_or(0, || unsafe { list.as_ref() }.map_or(0, |l| l.reports.len()))
+    // SAFETY: forwarded: NULL or a live handle.
+    unsafe { len_or_zero(list, |l| l.reports.len()) }
 }
 
 /// Report `index` of `list`, borrowed: valid until the list is freed; do not free it.

@@ -10,7 +10,7 @@ use rocketmq_rebalance::{Error, Strategy, StrategyConfig};
 use serde_json::Value;
 
 use crate::args::{opt_str_arg, out_arg, owned_ids, ref_arg, slice_arg, str_arg, with_ids, write_out};
-use crate::panic::{boundary, boundary_or};
+use crate::panic::{boundary, boundary_or, free_boxed};
 use crate::id_list::rmq_id_list;
 use crate::queue_list::rmq_queue_list;
 use crate::resolver::{rmq_machine_room_resolver, CResolver};
@@ -151,12 +151,8 @@ pub unsafe extern "C" fn rmq_strategy_by_config_new(queues: *const rmq_queue_lis
 /// Frees a strategy. NULL does nothing.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_strategy_free(strategy: *mut rmq_strategy) {
-    boundary_or((), || {
-        if !strategy.is_null() {
-            // SAFETY: a strategy this library made, given back once.
-            drop(unsafe { Box::from_raw(strategy) });
-        }
-    })
+    // SAFETY: forwarded: NULL or a handle this library made, given back once.
+    unsafe { free_boxed(strategy) }
 }
 
 /// Java's `getName()` (`"AVG"`, `"CONSISTENT_HASH"`, ...), borrowed from the strategy; NULL for
