@@ -94,9 +94,9 @@ fn run_table(args: Args) -> Result<ExitCode, String> {
     let slot_of: std::collections::HashMap<&str, usize> =
         consumers.iter().enumerate().rev().map(|(i, c)| (c.as_str(), i)).collect();
     let (mut orphaned, mut double_owned, mut duplicates) = (0, 0, Vec::new());
-    // RebalanceImpl asks per topic; BALANCED_STICKY balances across topics, so it is asked once
-    // with every queue, as its whole-group view is meant to be used.
-    let calls: Vec<Vec<usize>> = if strategy.name().starts_with("BALANCED_STICKY") {
+    // RebalanceImpl asks per topic; a strategy that balances across topics is asked once with
+    // every queue, as its whole-group view is meant to be used.
+    let calls: Vec<Vec<usize>> = if strategy.balances_across_topics() {
         vec![(0..queues.len()).collect()]
     } else {
         topics.iter().map(|topic| (0..queues.len()).filter(|&i| &*queues[i].topic == *topic).collect()).collect()

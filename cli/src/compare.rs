@@ -63,13 +63,13 @@ struct Summary {
     leave_ratio: f64,
 }
 
-/// Owners as clients compute them: Java strategies per topic (RebalanceImpl), BALANCED_STICKY
-/// once over every topic (its cross-topic balance needs the whole view).
+/// Owners as clients compute them: Java strategies per topic (RebalanceImpl), a strategy that
+/// balances across topics once over every topic.
 fn owners(strategy: &dyn Strategy, queues: &[MessageQueue], ids: &[String]) -> Result<Owners, String> {
     let mut ids = ids.to_vec();
     java_order::sort_client_ids(&mut ids);
     let mut calls: BTreeMap<&str, Vec<MessageQueue>> = BTreeMap::new();
-    let whole = strategy.name().starts_with("BALANCED_STICKY");
+    let whole = strategy.balances_across_topics();
     for q in queues {
         calls.entry(if whole { "" } else { &q.topic }).or_default().push(q.clone());
     }

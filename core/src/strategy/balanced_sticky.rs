@@ -87,6 +87,10 @@ impl Strategy for BalancedSticky {
         }
     }
 
+    fn balances_across_topics(&self) -> bool {
+        true
+    }
+
     /// Java's argument checks; an id not in the list gets nothing. Input order does not matter.
     fn allocate_positions(&self, _group: &str, current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Allocation> {
         if check(current_id, mq_all, cid_all)?.is_none() {

@@ -135,6 +135,13 @@ pub trait Strategy: Send + Sync + Debug {
         Ok(self.allocate_positions(group, current_id, mq_all, cid_all)?.to_queues(mq_all))
     }
 
+    /// Whether the strategy balances across topics when one call is given several topics' queues.
+    /// RebalanceImpl asks per topic; callers that can ask once (a group view over many topics)
+    /// should, for such a strategy. The Java strategies are per topic.
+    fn balances_across_topics(&self) -> bool {
+        false
+    }
+
     /// Every member's share at once: the same as calling [`Strategy::allocate_positions`] for each
     /// distinct client id (in order of first appearance), failing with the first member's error.
     /// Strategies that can do it in one pass override this.
