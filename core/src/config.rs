@@ -6,7 +6,7 @@
 //! Missing or null `params` means "all defaults"; unknown parameter keys are ignored so that a
 //! newer config still loads in an older client.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
@@ -47,6 +47,8 @@ pub enum StrategyConfig {
     /// Experimental: not a Java strategy (see `strategy::balanced_sticky`).
     BalancedSticky {
         stable_key: StableKey,
+        /// Weight by stable key; members not listed weigh 1.
+        weights: BTreeMap<String, u32>,
     },
 }
 
@@ -54,6 +56,8 @@ pub enum StrategyConfig {
 struct BalancedStickyParams {
     #[serde(default)]
     stable_key: StableKey,
+    #[serde(default)]
+    weights: BTreeMap<String, u32>,
 }
 
 #[derive(Deserialize)]
@@ -109,7 +113,7 @@ impl StrategyConfig {
             }
             "balanced_sticky" | "BALANCED_STICKY" => {
                 let p: BalancedStickyParams = parse_params(name, params)?;
-                StrategyConfig::BalancedSticky { stable_key: p.stable_key }
+                StrategyConfig::BalancedSticky { stable_key: p.stable_key, weights: p.weights }
             }
             _ => return Err(Error::UnknownStrategy { name: name.to_owned(), known: KNOWN_NAMES }),
         })
@@ -155,7 +159,7 @@ impl StrategyConfig {
             }),
             StrategyConfig::ByMachineRoom { consume_idcs } => json!({ "consume_idcs": consume_idcs }),
             StrategyConfig::ByConfig { config } => json!({ "config": config }),
-            StrategyConfig::BalancedSticky { stable_key } => json!({ "stable_key": stable_key }),
+            StrategyConfig::BalancedSticky { stable_key, weights } => json!({ "stable_key": stable_key, "weights": weights }),
         }
     }
 
@@ -177,7 +181,7 @@ impl StrategyConfig {
                 Arc::new(ByMachineRoom::new(consume_idcs.as_ref().map(|v| v.iter().cloned().collect::<HashSet<_>>())))
             }
             StrategyConfig::ByConfig { config } => Arc::new(ByConfig::new(config.clone())),
-            StrategyConfig::BalancedSticky { stable_key } => Arc::new(BalancedSticky::new(stable_key.clone())),
+            StrategyConfig::BalancedSticky { stable_key, weights } => Arc::new(BalancedSticky::with_weights(stable_key.clone(), weights.clone())?),
         })
     }
 }

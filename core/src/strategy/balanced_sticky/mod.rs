@@ -1,0 +1,244 @@
+//! BALANCED_STICKY (experimental): a balanced, low-movement assignment that every client computes
+//! alone from the *sets* of queues and client ids (config name `balanced_sticky`).
+//!
+//! 1. [`extras`]: per topic, every member gets the floor of its share (`Q_t / C`, or
+//!    `Q_t * w / W` with weights) and the topic's remaining queues go one each to members chosen
+//!    across topics, so that totals too are the floor or ceiling of each member's share
+//!    (unweighted: within one of each other).
+//! 2. [`ring`]: within a topic, queues are placed on a hash ring of members by consistent hashing
+//!    with bounded loads, the bound being the quota from step 1.
+//!
+//! Cost: O(topics x members x log members + queues x log queues), never queues x members.
+//! Hashes are FNV-1a 64 with a SplitMix64 finaliser: fixed by this file, the same everywhere.
+
+mod extras;
+mod ring;
+#[cfg(test)]
+mod tests;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{check, Allocation, Strategy};
+use crate::error::{Error, Result};
+use crate::group::{GroupAllocation, MemberShare};
+use crate::queue::MessageQueue;
+
+/// Which part of a client id ranks a member. Java's default id is `ip@pid#nanotime`, new at every
+/// restart; ranking by a stable part gives a restarted consumer its queues back. Members with the
+/// same stable part are told apart by their full ids, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StableKey {
+    /// The whole id.
+    #[default]
+    ClientId,
+    /// The part before the first `@` (the client's IP address).
+    Host,
+    /// The part before the first occurrence of this separator (the whole id when absent).
+    Before(String),
+}
+
+impl StableKey {
+    fn of<'a>(&self, id: &'a str) -> &'a str {
+        let sep = match self {
+            StableKey::ClientId => return id,
+            StableKey::Host => "@",
+            StableKey::Before(sep) => sep.as_str(),
+        };
+        if sep.is_empty() {
+            return id;
+        }
+        id.find(sep).map_or(id, |at| &id[..at])
+    }
+}
+
+/// The strategy: see the module documentation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BalancedSticky {
+    stable_key: StableKey,
+    /// Weight by stable key; members not listed weigh 1.
+    weights: BTreeMap<String, u32>,
+}
+
+impl BalancedSticky {
+    pub fn new(stable_key: StableKey) -> Self {
+        BalancedSticky { stable_key, weights: BTreeMap::new() }
+    }
+
+    /// With per-member weights, matched by stable key (members not listed weigh 1). A member's
+    /// share is proportional to its weight. Every weight must be positive.
+    pub fn with_weights(stable_key: StableKey, weights: BTreeMap<String, u32>) -> Result<Self> {
+        if let Some((key, _)) = weights.iter().find(|(_, w)| **w == 0) {
+            return Err(Error::InvalidParameters {
+                strategy: "balanced_sticky".into(),
+                reason: format!("weights.{key}: a weight must be at least 1"),
+            });
+        }
+        // A weight of 1 is the default: dropping it keeps equal configurations equal by name.
+        Ok(BalancedSticky { stable_key, weights: weights.into_iter().filter(|(_, w)| *w != 1).collect() })
+    }
+
+    pub fn stable_key(&self) -> &StableKey {
+        &self.stable_key
+    }
+
+    /// The weights other than 1, by stable key.
+    pub fn weights(&self) -> &BTreeMap<String, u32> {
+        &self.weights
+    }
+
+    /// A hash of the weights (sorted by key): two clients configured alike have the same.
+    pub fn weights_fingerprint(&self) -> u64 {
+        let text: Vec<String> = self.weights.iter().map(|(k, w)| format!("{k}={w}")).collect();
+        let parts: Vec<&[u8]> = text.iter().map(String::as_bytes).collect();
+        hash64(&parts)
+    }
+
+    /// Every member's positions, members in order of first appearance in `cid_all`.
+    fn shares(&self, mq_all: &[MessageQueue], cid_all: &[String]) -> (Vec<String>, Vec<Vec<usize>>) {
+        let (members, owner) = assign_weighted(mq_all, cid_all, &self.stable_key, &self.weights);
+        let mut shares = vec![Vec::new(); members.len()];
+        for (position, o) in owner.into_iter().enumerate() {
+            shares[o].push(position);
+        }
+        (members, shares)
+    }
+}
+
+impl Strategy for BalancedSticky {
+    fn name(&self) -> Cow<'_, str> {
+        // The parameters are part of the name, so clients configured differently are visible:
+        // `BALANCED_STICKY[-host | -before:SEP][-weights:FINGERPRINT]`.
+        let mut name = String::from("BALANCED_STICKY");
+        match &self.stable_key {
+            StableKey::ClientId => {}
+            StableKey::Host => name.push_str("-host"),
+            StableKey::Before(sep) => name.push_str(&format!("-before:{sep}")),
+        }
+        if !self.weights.is_empty() {
+            name.push_str(&format!("-weights:{:016x}", self.weights_fingerprint()));
+        }
+        Cow::Owned(name)
+    }
+
+    fn balances_across_topics(&self) -> bool {
+        true
+    }
+
+    /// Java's argument checks; an id not in the list gets nothing. Input order does not matter.
+    fn allocate_positions(&self, _group: &str, current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Allocation> {
+        if check(current_id, mq_all, cid_all)?.is_none() {
+            return Ok(Allocation::Positions(Vec::new()));
+        }
+        let (members, mut shares) = self.shares(mq_all, cid_all);
+        let me = members.iter().position(|m| m == current_id).expect("check found the id");
+        Ok(Allocation::Positions(std::mem::take(&mut shares[me])))
+    }
+
+    /// One computation for the whole group.
+    fn allocate_group(&self, _group: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<GroupAllocation> {
+        super::check_group(mq_all, cid_all)?;
+        let (members, shares) = self.shares(mq_all, cid_all);
+        let index: std::collections::HashMap<&str, usize> = members.iter().enumerate().map(|(i, m)| (m.as_str(), i)).collect();
+        let members = super::distinct_in_order(cid_all)
+            .into_iter()
+            .map(|id| MemberShare { client_id: id.to_owned(), allocation: Allocation::Positions(shares[index[id]].clone()) })
+            .collect();
+        Ok(GroupAllocation { members })
+    }
+}
+
+/// FNV-1a over the parts (each followed by a 0xff separator), then SplitMix64's finaliser.
+pub fn hash64(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for b in part.iter().chain(std::iter::once(&0xffu8)) {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+/// The owner (an index into the sorted distinct ids returned) of every queue of `mq_all`, members
+/// ranked by their whole ids.
+pub fn assign(mq_all: &[MessageQueue], cid_all: &[String]) -> (Vec<String>, Vec<usize>) {
+    assign_keyed(mq_all, cid_all, &StableKey::ClientId)
+}
+
+/// [`assign`] with members ranked by `key`: a member's hash name is its stable part plus its
+/// ordinal among the members sharing that part (in full-id order).
+pub fn assign_keyed(mq_all: &[MessageQueue], cid_all: &[String], key: &StableKey) -> (Vec<String>, Vec<usize>) {
+    assign_weighted(mq_all, cid_all, key, &BTreeMap::new())
+}
+
+/// [`assign_keyed`] with weights by stable key (members not listed weigh 1; a weight of 0 counts
+/// as 1, [`BalancedSticky::with_weights`] refuses it).
+pub fn assign_weighted(mq_all: &[MessageQueue], cid_all: &[String], key: &StableKey, weights: &BTreeMap<String, u32>) -> (Vec<String>, Vec<usize>) {
+    let mut ids: Vec<&str> = cid_all.iter().map(String::as_str).collect();
+    ids.sort_by(|a, b| (key.of(a), a).cmp(&(key.of(b), b)));
+    ids.dedup();
+    // (hash name, weight, id), sorted by hash name: the members' indices from here on.
+    let mut members: Vec<(String, u64, &str)> = Vec::with_capacity(ids.len());
+    let mut ordinal = 0;
+    for (i, id) in ids.iter().enumerate() {
+        let stable = key.of(id);
+        ordinal = if i > 0 && key.of(ids[i - 1]) == stable { ordinal + 1 } else { 0 };
+        let weight = weights.get(stable).map_or(1, |w| u64::from(*w).max(1));
+        members.push((format!("{stable}#{ordinal}"), weight, id));
+    }
+    members.sort();
+    let names: Vec<String> = members.iter().map(|m| m.0.clone()).collect();
+    let owner = owners(mq_all, &names, &extras::Weights::new(members.iter().map(|m| m.1).collect()));
+    (members.into_iter().map(|m| m.2.to_owned()).collect(), owner)
+}
+
+/// The owner of every queue: an index into `names` (sorted, distinct).
+fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) -> Vec<usize> {
+    if names.is_empty() {
+        return Vec::new();
+    }
+    // Each topic's queues in hash order; a queue listed twice is one queue (its copies are
+    // adjacent after sorting by hash, then broker and id) and gets one owner.
+    let mut topics: BTreeMap<&str, Vec<(u64, usize)>> = BTreeMap::new();
+    let mut key = String::new();
+    for (i, q) in mq_all.iter().enumerate() {
+        q.write_java_string(&mut key);
+        topics.entry(&q.topic).or_default().push((hash64(&[key.as_bytes()]), i));
+    }
+    let mut copy_of: Vec<(usize, usize)> = Vec::new();
+    for queues in topics.values_mut() {
+        queues.sort_by(|a, b| (a.0, &mq_all[a.1].broker_name, mq_all[a.1].queue_id, a.1).cmp(&(b.0, &mq_all[b.1].broker_name, mq_all[b.1].queue_id, b.1)));
+        queues.dedup_by(|later, kept| {
+            let same = later.0 == kept.0 && mq_all[later.1] == mq_all[kept.1];
+            if same {
+                copy_of.push((later.1, kept.1));
+            }
+            same
+        });
+    }
+    let mut order: Vec<(u64, &str)> = topics.keys().map(|t| (hash64(&[t.as_bytes()]), *t)).collect();
+    order.sort();
+    let sizes: Vec<usize> = order.iter().map(|(_, t)| topics[t].len()).collect();
+    let hashes: Vec<u64> = order.iter().map(|(h, _)| *h).collect();
+
+    let extra_in = extras::distribute(&sizes, &hashes, names, weights);
+    let ring = ring::Ring::new(names);
+    let mut owner = vec![usize::MAX; mq_all.len()];
+    for (t, (_, topic)) in order.iter().enumerate() {
+        let queues = &topics[topic];
+        let mut quota: Vec<usize> = (0..names.len()).map(|m| weights.floor(queues.len(), m) + usize::from(extra_in[t][m])).collect();
+        ring.fill(&mut quota, queues, &mut owner);
+    }
+    for (copy, kept) in copy_of {
+        owner[copy] = owner[kept];
+    }
+    owner
+}

@@ -1,0 +1,213 @@
+//! Properties of BALANCED_STICKY: balance bounds, order independence, stable keys, weights.
+
+use super::*;
+use proptest::prelude::*;
+use crate::StrategyConfig;
+use crate::MessageQueue;
+use crate::strategy::Strategy;
+
+fn queues(topics: usize, per: usize) -> Vec<MessageQueue> {
+    (0..topics).flat_map(|t| (0..per).map(move |q| MessageQueue::new(format!("T{t}"), "b", q as i32))).collect()
+}
+
+#[test]
+fn a_restarted_consumer_gets_its_queues_back_when_ranked_by_host() {
+    let mq = queues(4, 8);
+    let before: Vec<String> = ["10.0.0.1@100#5", "10.0.0.2@200#6", "10.0.0.3@300#7"].map(String::from).to_vec();
+    let after: Vec<String> = ["10.0.0.1@100#5", "10.0.0.2@999#42", "10.0.0.3@300#7"].map(String::from).to_vec();
+    let host = BalancedSticky::new(StableKey::Host);
+    let mine = |ids: &[String], me: &str| host.allocate("g", me, &mq, ids).unwrap();
+    assert_eq!(mine(&before, "10.0.0.2@200#6"), mine(&after, "10.0.0.2@999#42"));
+    assert_eq!(host.name(), "BALANCED_STICKY-host");
+    // Ranked by the whole id, the restart is a different member: its share is not guaranteed.
+    let whole = BalancedSticky::default();
+    let group = whole.allocate_group("g", &mq, &after).unwrap();
+    assert_eq!(group.members.len(), 3);
+    let total: usize = group.members.iter().map(|m| m.allocation.len()).sum();
+    assert_eq!(total, mq.len());
+}
+
+#[test]
+fn two_consumers_on_one_host_are_told_apart_by_their_ids() {
+    let mq = queues(2, 6);
+    let ids: Vec<String> = ["10.0.0.1@1", "10.0.0.1@2", "10.0.0.2@3"].map(String::from).to_vec();
+    let host = BalancedSticky::new(StableKey::Host);
+    let group = host.allocate_group("g", &mq, &ids).unwrap();
+    let counts: Vec<usize> = group.members.iter().map(|m| m.allocation.len()).collect();
+    assert_eq!(counts, [4, 4, 4]);
+    // Each member's one-member answer is its group share.
+    for m in &group.members {
+        assert_eq!(host.allocate_positions("g", &m.client_id, &mq, &ids).unwrap(), m.allocation);
+    }
+    assert_eq!(host.allocate_positions("g", "absent", &mq, &ids).unwrap().len(), 0);
+    assert!(host.allocate_positions("g", "", &mq, &ids).is_err());
+}
+
+#[test]
+fn a_queue_listed_twice_has_one_owner() {
+    let mut mq = queues(3, 5);
+    mq.push(mq[7].clone());
+    mq.insert(0, mq[4].clone());
+    let ids: Vec<String> = (0..4).map(|i| format!("c{i}")).collect();
+    let (_, owner) = assign(&mq, &ids);
+    assert_eq!(owner[0], owner[5]);
+    assert_eq!(owner[mq.len() - 1], owner[8]);
+    assert!(owner.iter().all(|o| *o < 4));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha, ..ProptestConfig::default() })]
+
+    /// Per-topic floor/ceil, totals within one, and the same answer for any input order.
+    #[test]
+    fn balanced_and_order_independent(topics in 1usize..12, per in 1usize..20, members in 1usize..15, seed in any::<u64>()) {
+        let mq = queues(topics, per);
+        let ids: Vec<String> = (0..members).map(|i| format!("10.0.0.{i}@{}", i * 7)).collect();
+        let (names, owner) = assign(&mq, &ids);
+        let c = names.len();
+        let mut total = vec![0usize; c];
+        for t in 0..topics {
+            let mut count = vec![0usize; c];
+            for (q, o) in mq.iter().zip(&owner) {
+                if *q.topic == *format!("T{t}") {
+                    count[*o] += 1;
+                }
+            }
+            let (lo, hi) = (per / c, per.div_ceil(c));
+            prop_assert!(count.iter().all(|n| *n >= lo && *n <= hi), "topic {t}: {count:?}");
+            for m in 0..c {
+                total[m] += count[m];
+            }
+        }
+        prop_assert!(total.iter().max().unwrap() - total.iter().min().unwrap() <= 1, "{total:?}");
+        // Shuffle both lists: same owners by queue.
+        let mut mq2 = mq.clone();
+        let mut ids2 = ids.clone();
+        let k = (seed as usize) % mq2.len().max(1);
+        mq2.rotate_left(k);
+        ids2.reverse();
+        let (names2, owner2) = assign(&mq2, &ids2);
+        for (i, q) in mq2.iter().enumerate() {
+            let j = mq.iter().position(|x| x == q).unwrap();
+            prop_assert_eq!(&names2[owner2[i]], &names[owner[j]]);
+        }
+    }
+}
+
+#[test]
+fn totals_within_one_when_topics_differ_in_size() {
+    let mut mq: Vec<MessageQueue> = (0..8).map(|q| MessageQueue::new("T", "b", q)).collect();
+    mq.extend((0..2).map(|q| MessageQueue::new("U", "b", q)));
+    let ids: Vec<String> = ["c1", "c2", "c3"].map(String::from).to_vec();
+    let (names, owner) = assign(&mq, &ids);
+    let mut total = vec![0; names.len()];
+    for o in owner {
+        total[o] += 1;
+    }
+    assert!(total.iter().max().unwrap() - total.iter().min().unwrap() <= 1, "{names:?} {total:?}");
+}
+
+#[test]
+fn group_view_totals_within_one() {
+    let s = StrategyConfig::from_name("balanced_sticky", &serde_json::Value::Null).unwrap().build().unwrap();
+    let mut mq: Vec<MessageQueue> = (0..8).map(|q| MessageQueue::new("T", "b", q)).collect();
+    mq.extend((0..2).map(|q| MessageQueue::new("U", "b", q)));
+    let ids: Vec<String> = ["c1", "c2", "c3"].map(String::from).to_vec();
+    let g = s.allocate_group("g", &mq, &ids).unwrap();
+    let counts: Vec<usize> = g.members.iter().map(|m| m.allocation.len()).collect();
+    let one: Vec<usize> = ids.iter().map(|id| s.allocate("g", id, &mq, &ids).unwrap().len()).collect();
+    assert_eq!(counts, one);
+    assert!(counts.iter().max().unwrap() - counts.iter().min().unwrap() <= 1, "{counts:?}");
+}
+
+/// Counts of every member (by id) in every topic (by name), for a whole-group assignment.
+fn counts(mq: &[MessageQueue], ids: &[String], owner: &[usize]) -> BTreeMap<(String, String), usize> {
+    let mut out = BTreeMap::new();
+    for (q, o) in mq.iter().zip(owner) {
+        *out.entry((q.topic.to_string(), ids[*o].clone())).or_insert(0) += 1;
+    }
+    out
+}
+
+/// `n` is the floor or the ceiling of `queues * w / total_w`.
+fn within_share(n: usize, queues: usize, w: u64, total_w: u64) -> bool {
+    let exact = queues as u128 * u128::from(w);
+    let (floor, ceil) = ((exact / u128::from(total_w)) as usize, exact.div_ceil(u128::from(total_w)) as usize);
+    n >= floor && n <= ceil
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha, ..ProptestConfig::default() })]
+
+    /// With weights and topics of different sizes: every member gets the floor or ceiling of its
+    /// proportional share in every topic and in total, for any input order.
+    #[test]
+    fn weighted_shares_are_proportional_and_order_independent(
+        sizes in proptest::collection::vec(1usize..40, 1..25),
+        weights in proptest::collection::vec(1u32..6, 1..14),
+        host_pairs in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let mq: Vec<MessageQueue> = sizes.iter().enumerate()
+            .flat_map(|(t, n)| (0..*n).map(move |q| MessageQueue::new(format!("T{t}"), "b", q as i32)))
+            .collect();
+        // With `host_pairs`, ids come two to a host, so two members share one stable key (and weight).
+        let host = |i: usize| if host_pairs { i / 2 } else { i };
+        let ids: Vec<String> = (0..weights.len()).map(|i| format!("10.0.0.{}@{}", host(i), 100 + i)).collect();
+        let by_host: BTreeMap<String, u32> = (0..weights.len()).map(|i| (format!("10.0.0.{}", host(i)), weights[host(i)])).collect();
+        let weight_of = |id: &str| u64::from(by_host[StableKey::Host.of(id)]);
+        let (members, owner) = assign_weighted(&mq, &ids, &StableKey::Host, &by_host);
+        prop_assert_eq!(members.len(), ids.len());
+        let total_w: u64 = members.iter().map(|m| weight_of(m)).sum();
+        let per = counts(&mq, &members, &owner);
+        for (t, size) in sizes.iter().enumerate() {
+            for m in &members {
+                let n = per.get(&(format!("T{t}"), m.clone())).copied().unwrap_or(0);
+                prop_assert!(within_share(n, *size, weight_of(m), total_w), "topic T{t} ({size}) member {m}: {n}");
+            }
+        }
+        let q: usize = sizes.iter().sum();
+        for m in &members {
+            let n: usize = per.iter().filter(|((_, id), _)| id == m).map(|(_, n)| n).sum();
+            prop_assert!(within_share(n, q, weight_of(m), total_w), "member {m} total {n} of {q}");
+        }
+        let mut mq2 = mq.clone();
+        mq2.rotate_left((seed as usize) % mq.len());
+        let mut ids2 = ids.clone();
+        ids2.rotate_left((seed as usize) % ids.len());
+        let (members2, owner2) = assign_weighted(&mq2, &ids2, &StableKey::Host, &by_host);
+        prop_assert_eq!(counts(&mq2, &members2, &owner2), per);
+    }
+}
+
+#[test]
+fn weights_give_largest_remainder_shares_derived_by_hand() {
+    // One topic of 10 queues, a weighing 2 and b 1: exact shares 6.67 and 3.33, floors 6 and 3,
+    // the one queue left goes to the larger remainder (a): 7 and 3. With 9 queues: exactly 6 and 3.
+    let weights: BTreeMap<String, u32> = [("a".to_string(), 2)].into();
+    let s = BalancedSticky::with_weights(StableKey::ClientId, weights).unwrap();
+    let ids: Vec<String> = ["a", "b"].map(String::from).to_vec();
+    for (size, expected) in [(10, [7, 3]), (9, [6, 3])] {
+        let mq = queues(1, size);
+        let got: Vec<usize> = ids.iter().map(|id| s.allocate("g", id, &mq, &ids).unwrap().len()).collect();
+        assert_eq!(got, expected, "{size} queues");
+    }
+}
+
+#[test]
+fn weights_are_part_of_the_name_and_checked() {
+    let parse = |params: serde_json::Value| StrategyConfig::from_name("balanced_sticky", &params).and_then(|c| c.build());
+    let name = |params: serde_json::Value| parse(params).unwrap().name().into_owned();
+    let plain = name(serde_json::json!({}));
+    assert_eq!(plain, "BALANCED_STICKY");
+    let weighted = name(serde_json::json!({"stable_key": "host", "weights": {"10.0.0.1": 3, "10.0.0.2": 1}}));
+    assert!(weighted.starts_with("BALANCED_STICKY-host-weights:"), "{weighted}");
+    // Listing a default weight of 1 or not is the same configuration, and the same name.
+    assert_eq!(weighted, name(serde_json::json!({"stable_key": "host", "weights": {"10.0.0.1": 3}})));
+    assert_ne!(weighted, name(serde_json::json!({"stable_key": "host", "weights": {"10.0.0.1": 2}})));
+    assert_eq!(name(serde_json::json!({"weights": {"x": 1}})), plain);
+    for bad in [serde_json::json!({"weights": {"x": 0}}), serde_json::json!({"weights": {"x": -1}}), serde_json::json!({"weights": ["x"]})] {
+        let err = parse(bad.clone()).err().unwrap_or_else(|| panic!("{bad} accepted"));
+        assert!(matches!(err, crate::Error::InvalidParameters { .. }), "{bad}: {err}");
+    }
+}
