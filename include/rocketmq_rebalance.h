@@ -506,7 +506,8 @@ rmq_result rmq_rebalancer_rebalance_topic(const struct rmq_rebalancer *rebalance
 
 /**
  * One round for every subscribed topic, from `views[0..views_len]` (a subscribed topic without
- * a view counts as unknown), then the release of queues of unsubscribed topics. `*out` receives
+ * a view counts as unknown), then the release of queues of unsubscribed topics. A strategy that
+ * balances across topics (BALANCED_STICKY) is asked once for all topics sharing a client-id list. `*out` receives
  * the reports (free with `rmq_round_report_list_free`).
  */
 rmq_result rmq_rebalancer_rebalance_all(const struct rmq_rebalancer *rebalancer,

@@ -9,7 +9,7 @@ out=target/sim-results
 mkdir -p "$out"
 cargo build --locked --release -q -p rocketmq-rebalance-cli
 status=0
-for scenario in default orderly-handoff stale-views chaos; do
+for scenario in default orderly-handoff stale-views chaos balanced-sticky; do
   for semantics in safe java; do
     # java mode is expected to violate invariants: its exit status is not a failure here.
     if ! target/release/rmq-rebalance simulate --scenario "$scenario" --seeds "$seeds" --semantics "$semantics" --json > "$out/$scenario-$semantics.json"; then
@@ -22,7 +22,7 @@ import json, pathlib, sys
 out, seeds = pathlib.Path(sys.argv[1]), sys.argv[2]
 print(f"| scenario | semantics | seeds | violating seeds | exclusivity | lost | offset regressions | convergence | duplicates per 1,000 msgs | max handoff gap | forced unlocks | leaked locks | after broker lock loss | two-writer regressions |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-for scenario in ["default", "orderly-handoff", "stale-views", "chaos"]:
+for scenario in ["default", "orderly-handoff", "stale-views", "chaos", "balanced-sticky"]:
     for semantics in ["safe", "java"]:
         a = json.loads((out / f"{scenario}-{semantics}.json").read_text())
         v, o = a["violations"], a["observed"]

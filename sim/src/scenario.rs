@@ -108,6 +108,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("orderly-handoff", include_str!("../scenarios/orderly-handoff.toml")),
     ("stale-views", include_str!("../scenarios/stale-views.toml")),
     ("chaos", include_str!("../scenarios/chaos.toml")),
+    ("balanced-sticky", include_str!("../scenarios/balanced-sticky.toml")),
 ];
 
 impl Scenario {

@@ -34,6 +34,7 @@
 mod acquire;
 mod config;
 mod host;
+mod joint;
 mod locks;
 mod release;
 mod report;

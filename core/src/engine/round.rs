@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::joint::JointShare;
 use super::report::{ReleaseReason, RoundReport, RoundSkipped, Warning};
 use super::{Host, MessageModel, Rebalancer, RETRY_TOPIC_PREFIX};
 use crate::java_order;
@@ -19,11 +20,26 @@ pub struct TopicView {
 
 impl Rebalancer {
     /// One round for one topic. See the module documentation for the differences between modes.
+    /// The strategy is asked for this topic alone, as RebalanceImpl does, even when it balances
+    /// across topics: [`Rebalancer::rebalance_all`] asks such a strategy for all topics at once.
     pub fn rebalance_topic(
         &mut self,
         topic: &str,
         queues: Option<&[MessageQueue]>,
         client_ids: Option<&[String]>,
+        now_ms: u64,
+        host: &mut dyn Host,
+    ) -> RoundReport {
+        self.round(topic, queues, client_ids, None, now_ms, host)
+    }
+
+    /// The round, with this topic's share already computed by a joint call (`given`) or not.
+    fn round(
+        &mut self,
+        topic: &str,
+        queues: Option<&[MessageQueue]>,
+        client_ids: Option<&[String]>,
+        given: Option<&JointShare>,
         now_ms: u64,
         host: &mut dyn Host,
     ) -> RoundReport {
@@ -45,7 +61,7 @@ impl Rebalancer {
                     report.skipped_round = Some(RoundSkipped::ClientIdsUnavailable);
                     return report;
                 };
-                match self.allocation(&mq_all, ids, &mut report) {
+                match self.allocation(&mq_all, ids, given, &mut report) {
                     Some(target) => (target, self.config.locks_queues()),
                     None => {
                         report.balanced = false;
@@ -69,8 +85,9 @@ impl Rebalancer {
         report
     }
 
-    /// Sorts like `RebalanceImpl`, runs the strategy, and notes what is wrong with the id list.
-    fn allocation(&self, mq_all: &[MessageQueue], ids: &[String], report: &mut RoundReport) -> Option<BTreeSet<MessageQueue>> {
+    /// Sorts like `RebalanceImpl`, runs the strategy (unless a joint call already did), and notes
+    /// what is wrong with the id list.
+    fn allocation(&self, mq_all: &[MessageQueue], ids: &[String], given: Option<&JointShare>, report: &mut RoundReport) -> Option<BTreeSet<MessageQueue>> {
         let mut cid_all = ids.to_vec();
         java_order::sort_client_ids(&mut cid_all);
         let duplicates = duplicated(&cid_all);
@@ -80,13 +97,15 @@ impl Rebalancer {
         if !cid_all.contains(&self.config.client_id) {
             report.warnings.push(Warning::ClientIdAbsent);
         }
-        match self.strategy.allocate(&self.config.group, &self.config.client_id, mq_all, &cid_all) {
-            Ok(result) => Some(result.into_iter().collect()),
-            Err(e) => {
-                report.skipped_round = Some(RoundSkipped::StrategyFailed(format!("{}: {e}", e.java_exception())));
-                None
-            }
-        }
+        let share = match given {
+            Some(share) => share.clone(),
+            None => self
+                .strategy
+                .allocate(&self.config.group, &self.config.client_id, mq_all, &cid_all)
+                .map(|mine| mine.into_iter().collect())
+                .map_err(|e| format!("{}: {e}", e.java_exception())),
+        };
+        share.map_err(|failure| report.skipped_round = Some(RoundSkipped::StrategyFailed(failure))).ok()
     }
 
     /// Safe mode, orderly: our own id listed twice means another process shares our broker lock.
@@ -97,16 +116,18 @@ impl Rebalancer {
     }
 
     /// One round per subscribed topic (views of topics missing from `views` count as unknown),
-    /// then the clean-up of queues whose topic is no longer subscribed.
+    /// then the clean-up of queues whose topic is no longer subscribed. A strategy that balances
+    /// across topics is asked once for all topics that share an id list (see `engine::joint`).
     pub fn rebalance_all(&mut self, views: &BTreeMap<String, TopicView>, now_ms: u64, host: &mut dyn Host) -> Vec<RoundReport> {
         let topics: Vec<String> = self.subscriptions.iter().cloned().collect();
+        let joint = self.joint_shares(&topics, views);
         let mut reports: Vec<RoundReport> = topics
             .iter()
             .map(|topic| {
                 let view = views.get(topic);
                 let queues = view.and_then(|v| v.queues.as_deref());
                 let ids = view.and_then(|v| v.client_ids.as_deref());
-                self.rebalance_topic(topic, queues, ids, now_ms, host)
+                self.round(topic, queues, ids, joint.get(topic), now_ms, host)
             })
             .collect();
         if let Some(cleanup) = self.truncate_unsubscribed(now_ms, host) {

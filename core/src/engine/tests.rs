@@ -517,3 +517,65 @@ fn a_failed_unlock_is_retried_in_safe_mode_and_lost_in_java_mode() {
         assert!(r.state(&qs[0]).is_none() || semantics == Semantics::Safe);
     }
 }
+
+/// Each client's held queues after one `rebalance_all` (BALANCED_STICKY), every client seeing
+/// `views` but subscribing only to the topics of `subscribed`.
+fn joint_round(clients: &[(&str, &[&str])], views: &BTreeMap<String, TopicView>, per_topic: bool) -> BTreeMap<String, Vec<MessageQueue>> {
+    let mut held = BTreeMap::new();
+    for (client, subscribed) in clients {
+        let strategy = crate::strategy_from_config("balanced_sticky", &serde_json::Value::Null).unwrap();
+        let mut r = Rebalancer::new(RebalanceConfig::new("g", *client), strategy).unwrap();
+        let mut host = Script::default();
+        for topic in subscribed.iter() {
+            r.subscribe(*topic);
+            if per_topic {
+                let view = &views[*topic];
+                r.rebalance_topic(topic, view.queues.as_deref(), view.client_ids.as_deref(), 0, &mut host);
+            }
+        }
+        if !per_topic {
+            for report in r.rebalance_all(views, 0, &mut host) {
+                assert!(report.skipped_round.is_none() && report.balanced, "{report:?}");
+            }
+        }
+        held.insert(client.to_string(), r.held().map(|(q, _)| q.clone()).collect());
+    }
+    held
+}
+
+#[test]
+fn rebalance_all_balances_across_topics_with_a_cross_topic_strategy() {
+    // Five topics of two queues, three consumers: asked per topic (as RebalanceImpl does), each
+    // topic's two queues go to two of the three, and totals drift apart; asked once, totals are
+    // 4, 3, 3 (10 queues over 3, within one).
+    let topics = ["A", "B", "C", "D", "E"];
+    let all = ids(&["c1", "c2", "c3"]);
+    let mut views: BTreeMap<String, TopicView> =
+        topics.iter().map(|t| (t.to_string(), TopicView { queues: Some(queues(t, 2)), client_ids: Some(all.clone()) })).collect();
+    let clients: Vec<(&str, &[&str])> = vec![("c1", &topics), ("c2", &topics), ("c3", &topics)];
+    let spread = |held: &BTreeMap<String, Vec<MessageQueue>>| {
+        let counts: Vec<usize> = held.values().map(Vec::len).collect();
+        counts.iter().max().unwrap() - counts.iter().min().unwrap()
+    };
+    assert!(spread(&joint_round(&clients, &views, true)) > 1, "the fixture must be unbalanced per topic");
+    let held = joint_round(&clients, &views, false);
+    assert_eq!(spread(&held), 1, "{held:?}");
+    let mut owned: Vec<&MessageQueue> = held.values().flatten().collect();
+    owned.sort();
+    assert_eq!(owned.len(), 10);
+    owned.dedup();
+    assert_eq!(owned.len(), 10, "every queue exactly once");
+
+    // A topic only c1 and c2 subscribe to has its own id list, so it is balanced apart from the
+    // others; all three still agree: every queue has exactly one owner.
+    views.insert("X".into(), TopicView { queues: Some(queues("X", 3)), client_ids: Some(ids(&["c2", "c1"])) });
+    let with_x = ["A", "B", "C", "D", "E", "X"];
+    let clients: Vec<(&str, &[&str])> = vec![("c1", &with_x), ("c2", &with_x), ("c3", &topics)];
+    let held = joint_round(&clients, &views, false);
+    let mut owned: Vec<&MessageQueue> = held.values().flatten().collect();
+    owned.sort();
+    owned.dedup();
+    assert_eq!(owned.len(), 13);
+    assert_eq!(held.values().map(Vec::len).sum::<usize>(), 13, "{held:?}");
+    assert!(held["c3"].iter().all(|q| &*q.topic != "X"));
+}

@@ -136,8 +136,8 @@ pub trait Strategy: Send + Sync + Debug {
     }
 
     /// Whether the strategy balances across topics when one call is given several topics' queues.
-    /// RebalanceImpl asks per topic; callers that can ask once (a group view over many topics)
-    /// should, for such a strategy. The Java strategies are per topic.
+    /// RebalanceImpl asks per topic; callers that can ask once (a group view over many topics, the
+    /// engine's `rebalance_all`) do, for such a strategy. The Java strategies are per topic.
     fn balances_across_topics(&self) -> bool {
         false
     }

@@ -226,7 +226,8 @@ class Rebalancer:
         host: Host,
     ) -> List[RoundReport]:
         """A round for every subscribed topic ({topic: (queues, client_ids)}), then the clean-up of
-        topics no longer subscribed."""
+        topics no longer subscribed. A strategy that balances across topics (BALANCED_STICKY) is
+        asked once for all topics that share a client-id list."""
         return [RoundReport._from_native(r) for r in self._native.rebalance_all(dict(views), now_ms, host)]
 
     def lock_all(self, now_ms: int, host: Host) -> LockReport:

@@ -1,0 +1,53 @@
+//! The all-topics allocation of [`Rebalancer::rebalance_all`] for a strategy that balances across
+//! topics (`Strategy::balances_across_topics`, BALANCED_STICKY).
+//!
+//! RebalanceImpl asks the strategy once per topic, so a strategy cannot see that four topics of
+//! two queues each leave a third consumer idle. Here the topics are asked together, in one call
+//! per *set of client ids*: topics whose id lists are equal are balanced as one, and a topic that
+//! only some members subscribe to (its id list differs) is balanced with the topics that share its
+//! list. Every member sees the same lists, so every member forms the same calls and agrees.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::round::TopicView;
+use super::{MessageModel, Rebalancer};
+use crate::java_order;
+use crate::queue::MessageQueue;
+
+/// A topic's share of a joint call: its queues for this client, or the strategy's error.
+pub(super) type JointShare = Result<BTreeSet<MessageQueue>, String>;
+
+impl Rebalancer {
+    /// Each topic's share, for the topics of `topics` with a known route and id list. Empty when
+    /// the strategy balances per topic or the model is broadcasting.
+    pub(super) fn joint_shares(&self, topics: &[String], views: &BTreeMap<String, TopicView>) -> BTreeMap<String, JointShare> {
+        let mut shares = BTreeMap::new();
+        if self.config.model != MessageModel::Clustering || !self.strategy.balances_across_topics() {
+            return shares;
+        }
+        let mut by_ids: BTreeMap<Vec<String>, Vec<&str>> = BTreeMap::new();
+        for topic in topics {
+            if let Some(TopicView { queues: Some(_), client_ids: Some(ids) }) = views.get(topic) {
+                let mut ids = ids.clone();
+                java_order::sort_client_ids(&mut ids);
+                ids.dedup();
+                by_ids.entry(ids).or_default().push(topic);
+            }
+        }
+        for (ids, group) in by_ids {
+            let mq_all: BTreeSet<MessageQueue> =
+                group.iter().flat_map(|t| views[*t].queues.iter().flatten().filter(|q| *q.topic == **t)).cloned().collect();
+            let mq_all: Vec<MessageQueue> = mq_all.into_iter().collect();
+            let share: JointShare = self
+                .strategy
+                .allocate(&self.config.group, &self.config.client_id, &mq_all, &ids)
+                .map(|mine| mine.into_iter().collect())
+                .map_err(|e| format!("{}: {e}", e.java_exception()));
+            for topic in group {
+                let own = share.as_ref().map(|mine| mine.iter().filter(|q| *q.topic == *topic).cloned().collect()).map_err(Clone::clone);
+                shares.insert(topic.to_owned(), own);
+            }
+        }
+        shares
+    }
+}
