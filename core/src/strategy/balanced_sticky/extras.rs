@@ -7,8 +7,10 @@
 //! ceiling of `Q * w_m / W` (unweighted: every total within one of every other).
 //!
 //! Topics are served in hash order. Each gives its extras to the eligible members with room,
-//! largest remainder first, ties to the members the topic's hash prefers (the part that keeps
-//! assignments sticky). When every eligible member is full, an augmenting path moves earlier
+//! largest remainder first, then to the members nearest to most of the topic's queues on the
+//! ring of pass 2 (so that a member whose neighbourhood a newcomer takes over is the one that
+//! gives up an extra, and pass 2 need not pass queues around), then to the members the topic's
+//! hash prefers. When every eligible member is full, an augmenting path moves earlier
 //! extras along until one reaches a member with room. The bounds form a flow network
 //! (topic -> member edges of capacity 1, member -> sink `lo`, member -> hub 1 where the total
 //! share is fractional, hub -> sink the number of totals that round up) which the exact,
@@ -43,8 +45,9 @@ impl Weights {
 }
 
 /// `extra_in[t][m]`: whether member `m` gets one queue of topic `t` above its floor. `sizes` and
-/// `hashes` are the topics' distinct queue counts and name hashes, in serving order.
-pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], weights: &Weights) -> Vec<Vec<bool>> {
+/// `hashes` are the topics' distinct queue counts and name hashes, in serving order; `natural[t][m]`
+/// how many of topic `t`'s queues have `m` as their nearest member on the ring.
+pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], weights: &Weights, natural: &[Vec<u32>]) -> Vec<Vec<bool>> {
     let c = members.len();
     let total: usize = sizes.iter().sum();
     let floors: Vec<usize> = (0..c).map(|m| sizes.iter().map(|q| weights.floor(*q, m)).sum()).collect();
@@ -61,7 +64,7 @@ pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], we
         }
         let mut preferred: Vec<usize> = (0..c).filter(|&m| flow.eligible(t, m)).collect();
         preferred.sort_by_cached_key(|&m| {
-            (std::cmp::Reverse(weights.remainder(size, m)), hash64(&[members[m].as_bytes(), &topic_hash.to_le_bytes()]))
+            (std::cmp::Reverse(weights.remainder(size, m)), std::cmp::Reverse(natural[t][m]), hash64(&[members[m].as_bytes(), &topic_hash.to_le_bytes()]))
         });
         let mut given = 0;
         for &m in &preferred {

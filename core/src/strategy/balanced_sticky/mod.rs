@@ -5,8 +5,8 @@
 //!    `Q_t * w / W` with weights) and the topic's remaining queues go one each to members chosen
 //!    across topics, so that totals too are the floor or ceiling of each member's share
 //!    (unweighted: within one of each other).
-//! 2. [`ring`]: within a topic, queues are placed on a hash ring of members by consistent hashing
-//!    with bounded loads, the bound being the quota from step 1.
+//! 2. [`ring`]: within a topic, queues are placed on a hash ring of members, nearest first, within
+//!    the quotas from step 1.
 //!
 //! Cost: O(topics x members x log members + queues x log queues), never queues x members.
 //! Hashes are FNV-1a 64 with a SplitMix64 finaliser: fixed by this file, the same everywhere.
@@ -229,8 +229,9 @@ fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) 
     let sizes: Vec<usize> = order.iter().map(|(_, t)| topics[t].len()).collect();
     let hashes: Vec<u64> = order.iter().map(|(h, _)| *h).collect();
 
-    let extra_in = extras::distribute(&sizes, &hashes, names, weights);
     let ring = ring::Ring::new(names);
+    let natural: Vec<Vec<u32>> = order.iter().map(|(_, t)| ring.natural_counts(&topics[t])).collect();
+    let extra_in = extras::distribute(&sizes, &hashes, names, weights, &natural);
     let mut owner = vec![usize::MAX; mq_all.len()];
     for (t, (_, topic)) in order.iter().enumerate() {
         let queues = &topics[topic];
