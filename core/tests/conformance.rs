@@ -1,5 +1,6 @@
 //! Runs every committed conformance vector (produced by the real rocketmq-client jar, see
-//! `tests/vectors/`) through the Rust strategies, per member and through the group view.
+//! `tests/vectors/`) through the Rust strategies, per member and through the group view; and the
+//! committed BALANCED_STICKY answers (`tests/golden/`), which pin that strategy across versions.
 
 use std::path::PathBuf;
 
@@ -12,8 +13,11 @@ fn data_dir() -> PathBuf {
 }
 
 fn lines(file: &str) -> Vec<Value> {
-    let path = data_dir().join(file);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    read_lines(&data_dir().join(file))
+}
+
+fn read_lines(path: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines().map(|l| serde_json::from_str(l).expect("vector line is JSON")).collect()
 }
 
@@ -34,10 +38,13 @@ fn matches(expected: &Value, got: &Outcome) -> bool {
 }
 
 fn run_file(file: &str) {
-    let vectors = lines(file);
+    run_vectors(file, &lines(file));
+}
+
+fn run_vectors(file: &str, vectors: &[Value]) {
     assert!(!vectors.is_empty(), "{file} has no vectors");
     let mut failures = Vec::new();
-    for v in &vectors {
+    for v in vectors {
         let case: Case = serde_json::from_value(v.clone()).expect("vector is a case");
         let got = case.run().unwrap_or_else(|e| panic!("{}: config rejected: {e}", case.id));
         if !matches(&v["expected"], &got) {
@@ -46,7 +53,7 @@ fn run_file(file: &str) {
         check_group_view_agrees(&case, &got, &mut failures);
     }
     assert!(failures.is_empty(), "{} of {} vectors in {file} differ:\n{}", failures.len(), vectors.len(), failures[..failures.len().min(10)].join("\n"));
-    println!("{file}: {} vectors match the Java client", vectors.len());
+    println!("{file}: {} vectors match their expected answers", vectors.len());
 }
 
 /// The one-pass group view must give the current member exactly its per-member (Java) answer.
@@ -97,6 +104,28 @@ fn by_machine_room() {
 #[test]
 fn by_config() {
     run_file("by_config.jsonl");
+}
+
+/// BALANCED_STICKY has no Java original: its committed answers are the reference, so that a
+/// change to the algorithm fails here instead of splitting a group of mixed client versions.
+/// Its answers must also not depend on the order of the lists.
+#[test]
+fn balanced_sticky_matches_its_committed_answers_in_any_order() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/balanced_sticky.jsonl");
+    let golden = read_lines(&path);
+    assert!(golden.len() >= 400, "{} golden cases", golden.len());
+    run_vectors("balanced_sticky.jsonl", &golden);
+    // The same queues, whatever the order of the lists (the answer lists them in input order).
+    for v in &golden {
+        let mut case: Case = serde_json::from_value(v.clone()).unwrap();
+        let Outcome::Allocated(Some(mut want)) = case.run().unwrap() else { continue };
+        case.mq_all.as_mut().unwrap().reverse();
+        case.cid_all.as_mut().unwrap().reverse();
+        let Outcome::Allocated(Some(mut got)) = case.run().unwrap() else { panic!("{}: reversed lists failed", case.id) };
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{}: reversed lists", case.id);
+    }
 }
 
 #[test]
