@@ -154,6 +154,32 @@ typedef uint32_t rmq_result;
 #endif // __cplusplus
 
 /**
+ * Which part of a client id ranks a member of BALANCED_STICKY (`rmq_strategy_balanced_sticky_new`).
+ */
+enum rmq_stable_key
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * The whole id.
+   */
+  RMQ_STABLE_KEY_CLIENT_ID = 0,
+  /**
+   * The part before the first `@` (the client's IP address): a restarted consumer, whose
+   * default id `ip@pid#nanotime` changes, gets its queues back.
+   */
+  RMQ_STABLE_KEY_HOST = 1,
+  /**
+   * The part before the first occurrence of a separator (the whole id when absent).
+   */
+  RMQ_STABLE_KEY_BEFORE = 2,
+};
+#ifndef __cplusplus
+typedef uint32_t rmq_stable_key;
+#endif // __cplusplus
+
+/**
  * Every member's share, members in order of first appearance in the id list. Immutable: safe
  * to read from several threads. Freed by `rmq_group_allocation_free`.
  */
@@ -804,6 +830,25 @@ rmq_result rmq_strategy_consistent_hash_new(int64_t virtual_node_count, struct r
 rmq_result rmq_strategy_machine_room_nearby_new(const struct rmq_strategy *inner,
                                                 const struct rmq_machine_room_resolver *resolver,
                                                 struct rmq_strategy **out);
+
+/**
+ * BALANCED_STICKY (experimental, not a Java strategy; see the README): balanced per topic and,
+ * when one call is given several topics' queues, across topics; few queues move when a member
+ * joins or leaves; the answer does not depend on the order of the lists.
+ *
+ * `stable_key` is an `rmq_stable_key` value (others give `RMQ_RESULT_OUT_OF_RANGE`);
+ * `separator` is required for `RMQ_STABLE_KEY_BEFORE` and must be NULL otherwise
+ * (`RMQ_RESULT_INVALID_PARAMETERS`). `weight_keys[i]` (a stable key) weighs `weights[i]`, for
+ * `i < weights_len`; members not listed weigh 1, a weight of 0 or a key listed twice is
+ * `RMQ_RESULT_INVALID_PARAMETERS`. Both arrays may be NULL when `weights_len` is 0. Nothing is
+ * kept of the arguments after the call.
+ */
+rmq_result rmq_strategy_balanced_sticky_new(uint32_t stable_key,
+                                            const char *separator,
+                                            const char *const *weight_keys,
+                                            const uint32_t *weights,
+                                            size_t weights_len,
+                                            struct rmq_strategy **out);
 
 /**
  * MACHINE_ROOM (`AllocateMessageQueueByMachineRoom` after `setConsumeridcs`). `idcs` NULL (with

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -206,6 +207,21 @@ public:
             // A non-NULL pointer even when empty: an empty set, not an unset one.
             static const char *const none[1] = {nullptr};
             return rmq_strategy_by_machine_room_new(raw.empty() ? none : raw.data(), raw.size(), out);
+        });
+    }
+    /// BALANCED_STICKY (experimental): members ranked by `key` (`separator` only with
+    /// RMQ_STABLE_KEY_BEFORE), weighted by stable key (members not listed weigh 1).
+    static Strategy balanced_sticky(rmq_stable_key key = RMQ_STABLE_KEY_CLIENT_ID, const std::optional<std::string> &separator = std::nullopt,
+                                    const std::map<std::string, uint32_t> &weights = {}) {
+        return make([&](rmq_strategy **out) {
+            std::vector<const char *> keys;
+            std::vector<uint32_t> values;
+            for (const auto &[k, w] : weights) {
+                keys.push_back(k.c_str());
+                values.push_back(w);
+            }
+            return rmq_strategy_balanced_sticky_new(static_cast<uint32_t>(key), separator ? separator->c_str() : nullptr, keys.data(), values.data(),
+                                                    keys.size(), out);
         });
     }
     /// std::nullopt: no list (allocate then returns std::nullopt, Java's null).

@@ -1,11 +1,14 @@
-//! `rmq_strategy`: the six RocketMQ strategies, by name + JSON or by typed constructors, and
-//! allocation for one member.
+//! `rmq_strategy`: the six RocketMQ strategies and the experimental BALANCED_STICKY, by name +
+//! JSON or by typed constructors, and allocation for one member.
 
 use std::collections::HashSet;
 use std::ffi::{c_char, CString};
 use std::sync::Arc;
 
-use rocketmq_rebalance::strategy::{allocation_by_counts, Allocation, Averagely, CountStrategy, AveragelyByCircle, ByConfig, ByMachineRoom, ConsistentHash, MachineRoomNearby};
+use rocketmq_rebalance::strategy::{
+    allocation_by_counts, Allocation, Averagely, AveragelyByCircle, BalancedSticky, ByConfig, ByMachineRoom, ConsistentHash, CountStrategy, MachineRoomNearby,
+    StableKey,
+};
 use rocketmq_rebalance::{Error, Strategy, StrategyConfig};
 use serde_json::Value;
 
@@ -115,6 +118,67 @@ pub unsafe extern "C" fn rmq_strategy_machine_room_nearby_new(
             let inner = ref_arg(inner)?.inner.clone();
             let resolver = CResolver::new(ref_arg(resolver)?).ok_or(rmq_result::NullParameter)?;
             general(MachineRoomNearby::new(inner, Arc::new(resolver)))
+        })
+    }
+}
+
+/// Which part of a client id ranks a member of BALANCED_STICKY (`rmq_strategy_balanced_sticky_new`).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum rmq_stable_key {
+    /// The whole id.
+    ClientId = 0,
+    /// The part before the first `@` (the client's IP address): a restarted consumer, whose
+    /// default id `ip@pid#nanotime` changes, gets its queues back.
+    Host = 1,
+    /// The part before the first occurrence of a separator (the whole id when absent).
+    Before = 2,
+}
+
+/// BALANCED_STICKY (experimental, not a Java strategy; see the README): balanced per topic and,
+/// when one call is given several topics' queues, across topics; few queues move when a member
+/// joins or leaves; the answer does not depend on the order of the lists.
+///
+/// `stable_key` is an `rmq_stable_key` value (others give `RMQ_RESULT_OUT_OF_RANGE`);
+/// `separator` is required for `RMQ_STABLE_KEY_BEFORE` and must be NULL otherwise
+/// (`RMQ_RESULT_INVALID_PARAMETERS`). `weight_keys[i]` (a stable key) weighs `weights[i]`, for
+/// `i < weights_len`; members not listed weigh 1, a weight of 0 or a key listed twice is
+/// `RMQ_RESULT_INVALID_PARAMETERS`. Both arrays may be NULL when `weights_len` is 0. Nothing is
+/// kept of the arguments after the call.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_balanced_sticky_new(
+    stable_key: u32,
+    separator: *const c_char,
+    weight_keys: *const *const c_char,
+    weights: *const u32,
+    weights_len: usize,
+    out: *mut *mut rmq_strategy,
+) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe {
+        make(out, || {
+            let invalid = |reason: &str| Error::InvalidParameters { strategy: "balanced_sticky".into(), reason: reason.into() };
+            let separator = opt_str_arg(separator)?;
+            const CLIENT_ID: u32 = rmq_stable_key::ClientId as u32;
+            const HOST: u32 = rmq_stable_key::Host as u32;
+            const BEFORE: u32 = rmq_stable_key::Before as u32;
+            let key = match (stable_key, separator) {
+                (CLIENT_ID, None) => StableKey::ClientId,
+                (HOST, None) => StableKey::Host,
+                (BEFORE, Some(sep)) => StableKey::Before(sep.to_owned()),
+                (CLIENT_ID | HOST, Some(_)) => return Err(invalid("a separator is only for RMQ_STABLE_KEY_BEFORE").into()),
+                (BEFORE, None) => return Err(invalid("RMQ_STABLE_KEY_BEFORE needs a separator").into()),
+                _ => return Err(rmq_result::OutOfRange),
+            };
+            let keys = owned_ids(weight_keys, weights_len)?;
+            let values = slice_arg(weights, weights_len)?;
+            let mut map = std::collections::BTreeMap::new();
+            for (k, w) in keys.into_iter().zip(values) {
+                if let Some(earlier) = map.insert(k.clone(), *w) {
+                    return Err(invalid(&format!("weights.{k}: listed twice ({earlier} and {w})")).into());
+                }
+            }
+            general(BalancedSticky::with_weights(key, map)?)
         })
     }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Turns the committed conformance vectors (tests/vectors/data/*.jsonl, answered by the real Java
-client) into a line format a C11 test reads with sscanf: every string hex-encoded behind an `x`
+client; then any further files named, such as tests/golden/balanced_sticky.jsonl, answered by the
+core) into a line format a C11 test reads with sscanf: every string hex-encoded behind an `x`
 (so `x` alone is the empty string), `-` for Java's null.
 
     case <id>
@@ -66,6 +67,11 @@ def typed(strategy, params):
                 s(params.get("consumer_room_sep", "@")),
             )
         ]
+    if strategy == "balanced_sticky":
+        key = params.get("stable_key", "client_id")
+        kind, sep = (2, s(key["before"])) if isinstance(key, dict) else ({"client_id": 0, "host": 1}[key], "-")
+        weights = params.get("weights") or {}
+        return [f"typed balanced_sticky {kind} {sep} {len(weights)} " + " ".join(f"{s(k)} {w}" for k, w in weights.items())]
     raise SystemExit(f"no typed constructor for {strategy}")
 
 
@@ -96,10 +102,12 @@ def convert(case):
 
 def main():
     data, out = Path(sys.argv[1]), Path(sys.argv[2])
+    # Further files (the BALANCED_STICKY golden answers) follow the Java-answered ones.
+    files = [data / f"{name}.jsonl" for name in FILES] + [Path(p) for p in sys.argv[3:]]
     count = 0
     with out.open("w") as f:
-        for name in FILES:
-            for line in (data / f"{name}.jsonl").read_text().splitlines():
+        for path in files:
+            for line in path.read_text().splitlines():
                 f.write("\n".join(convert(json.loads(line))) + "\n")
                 count += 1
     print(f"{count} vectors -> {out}")

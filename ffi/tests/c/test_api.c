@@ -223,6 +223,46 @@ static void test_strategy_errors(void) {
     rmq_queue_list_free(queues);
 }
 
+/* BALANCED_STICKY's typed constructor: every misuse, names carrying the parameters, weights. */
+static void test_balanced_sticky(void) {
+    rmq_strategy *s = NULL;
+    const char *keys[] = {"10.0.0.1", "10.0.0.2", "10.0.0.1"};
+    uint32_t weights[] = {3, 0, 2};
+    CHECK_RC(rmq_strategy_balanced_sticky_new(3, NULL, NULL, NULL, 0, &s), RMQ_RESULT_OUT_OF_RANGE);
+    CHECK_RC(rmq_strategy_balanced_sticky_new(RMQ_STABLE_KEY_BEFORE, NULL, NULL, NULL, 0, &s), RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK_RC(rmq_strategy_balanced_sticky_new(RMQ_STABLE_KEY_HOST, "#", NULL, NULL, 0, &s), RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK_RC(rmq_strategy_balanced_sticky_new(RMQ_STABLE_KEY_HOST, NULL, NULL, weights, 1, &s), RMQ_RESULT_LENGTH_MISMATCH);
+    CHECK_RC(rmq_strategy_balanced_sticky_new(RMQ_STABLE_KEY_HOST, NULL, keys, weights, 2, &s), RMQ_RESULT_INVALID_PARAMETERS); /* weight 0 */
+    CHECK_RC(rmq_strategy_balanced_sticky_new(RMQ_STABLE_KEY_HOST, NULL, keys + 2, weights + 2, 1, NULL), RMQ_RESULT_NULL_PARAMETER);
+    const char *twice[] = {"10.0.0.1", "10.0.0.1"};
+    CHECK_RC(rmq_strategy_balanced_sticky_new(RMQ_STABLE_KEY_HOST, NULL, twice, weights, 2, &s), RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK(s == NULL);
+
+    CHECK_OK(rmq_strategy_balanced_sticky_new(RMQ_STABLE_KEY_CLIENT_ID, NULL, NULL, NULL, 0, &s));
+    CHECK(strcmp(rmq_strategy_name(s), "BALANCED_STICKY") == 0);
+    rmq_strategy_free(s);
+    CHECK_OK(rmq_strategy_balanced_sticky_new(RMQ_STABLE_KEY_BEFORE, "#", NULL, NULL, 0, &s));
+    CHECK(strcmp(rmq_strategy_name(s), "BALANCED_STICKY-before:#") == 0);
+    rmq_strategy_free(s);
+
+    /* Weighted by host, 10.0.0.1 weighing 3: of 8 queues, 6 and 2 (shares 6 and 2 exactly). */
+    CHECK_OK(rmq_strategy_balanced_sticky_new(RMQ_STABLE_KEY_HOST, NULL, keys + 2, (const uint32_t[]){3}, 1, &s));
+    CHECK(strncmp(rmq_strategy_name(s), "BALANCED_STICKY-host-weights:", 29) == 0);
+    rmq_strategy *from_config = NULL;
+    CHECK_OK(rmq_strategy_from_config("balanced_sticky", "{\"stable_key\": \"host\", \"weights\": {\"10.0.0.1\": 3}}", &from_config));
+    CHECK(strcmp(rmq_strategy_name(s), rmq_strategy_name(from_config)) == 0);
+    rmq_queue_list *queues = queues_of("T", "b", 8);
+    const char *ids[] = {"10.0.0.2@7", "10.0.0.1@5"};
+    size_t positions[8], n = 0;
+    CHECK_OK(rmq_strategy_allocate_positions(s, "g", "10.0.0.1@5", queues, ids, 2, positions, 8, &n));
+    CHECK(n == 6);
+    CHECK_OK(rmq_strategy_allocate_positions(from_config, "g", "10.0.0.2@7", queues, ids, 2, positions, 8, &n));
+    CHECK(n == 2);
+    rmq_queue_list_free(queues);
+    rmq_strategy_free(from_config);
+    rmq_strategy_free(s);
+}
+
 /* A resolver whose behaviour the test picks through user_data. */
 enum resolver_mode { ROOMS_OK, ROOMS_FAIL, ROOMS_NULL, ROOMS_BAD_UTF8 };
 typedef struct {
@@ -658,6 +698,7 @@ int main(void) {
     test_queue_list_errors();
     test_java_order();
     test_strategy_errors();
+    test_balanced_sticky();
     test_id_list();
     test_resolver();
     test_group_view();

@@ -74,6 +74,23 @@ TEST(Strategy, ErrorsCarryCodeAndJavaException) {
     }
 }
 
+TEST(Strategy, BalancedStickyWeightsAndOrder) {
+    // 12 queues, hosts 10.0.0.1 (weight 2) and 10.0.0.2: shares 8 and 4 exactly, whatever the order.
+    auto s = rr::Strategy::balanced_sticky(RMQ_STABLE_KEY_HOST, std::nullopt, {{"10.0.0.1", 2}});
+    EXPECT_EQ(s.name().rfind("BALANCED_STICKY-host-weights:", 0), 0u) << s.name();
+    EXPECT_EQ(s.name(), rr::Strategy::from_config("balanced_sticky", R"({"stable_key": "host", "weights": {"10.0.0.1": 2}})").name());
+    auto queues = rr::QueueList::range("T", "b", 12);
+    std::vector<std::string> ids = {"10.0.0.2@9", "10.0.0.1@3"};
+    auto heavy = s.allocate("g", "10.0.0.1@3", queues, ids)->to_vector();
+    EXPECT_EQ(heavy.size(), 8u);
+    std::vector<std::string> reversed(ids.rbegin(), ids.rend());
+    EXPECT_EQ(s.allocate("g", "10.0.0.1@3", queues, reversed)->to_vector(), heavy);
+    EXPECT_EQ(s.allocate("g", "10.0.0.2@9", queues, ids)->size(), 4u);
+    EXPECT_THROW(rr::Strategy::balanced_sticky(RMQ_STABLE_KEY_HOST, std::nullopt, {{"10.0.0.1", 0}}), rr::Error);
+    EXPECT_THROW(rr::Strategy::balanced_sticky(RMQ_STABLE_KEY_BEFORE), rr::Error);
+    EXPECT_EQ(rr::Strategy::balanced_sticky(RMQ_STABLE_KEY_BEFORE, "#").name(), "BALANCED_STICKY-before:#");
+}
+
 TEST(Strategy, ConfigNullAndOwnList) {
     auto queues = rr::QueueList::range("T", "b", 4);
     EXPECT_FALSE(rr::Strategy::by_config(std::nullopt).allocate("g", "a", queues, {"a"}).has_value());
