@@ -41,6 +41,16 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_Native_register<'l>(mut 
     })
 }
 
+/// `String Native.name(int strategy)`: the registered strategy's `getName()`, which for
+/// BALANCED_STICKY carries its parameters (`BALANCED_STICKY-host-weights:...`).
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocketmqrebalance_Native_name<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, strategy: jint) -> jstring {
+    boundary(&mut env, std::ptr::null_mut(), |env| {
+        let strategy = cache::strategy(strategy)?;
+        Ok(env.new_string(strategy.name())?.into_raw())
+    })
+}
+
 /// `long Native.allocateByCounts(int kind, boolean currentEmpty, int queues, int ids, int index)`:
 /// AVG (kind 0) and AVG_BY_CIRCLE (kind 1) need only the sizes and the current id's index (-1
 /// when absent). The share is a stride, returned as `start | end << 21 | step << 42`: no array

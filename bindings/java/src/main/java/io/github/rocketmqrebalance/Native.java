@@ -36,6 +36,9 @@ final class Native {
     /** The id of a strategy configuration (the core's name and JSON parameters), registered once. */
     static native int register(String name, String paramsJson);
 
+    /** The registered strategy's name, as the core gives it (parameters included where they matter). */
+    static native String name(int strategy);
+
     /**
      * AVG (kind 0) and AVG_BY_CIRCLE (kind 1): the share from the sizes and the current id's index,
      * as a stride {@code start | end << 21 | step << 42}. Sizes must be below 2^21.

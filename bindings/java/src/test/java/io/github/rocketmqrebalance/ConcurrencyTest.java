@@ -36,6 +36,7 @@ class ConcurrencyTest {
             new NativeAllocateMessageQueueAveragelyByCircle(),
             new NativeAllocateMessageQueueConsistentHash(),
             new NativeAllocateMachineRoomNearby(new NativeAllocateMessageQueueConsistentHash(), Pairs.separators("-", "@")),
+            NativeAllocateMessageQueueBalancedSticky.byHost(),
         };
         ExecutorService pool = Executors.newFixedThreadPool(16);
         try {

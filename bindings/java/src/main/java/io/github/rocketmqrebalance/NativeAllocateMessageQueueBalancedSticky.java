@@ -1,0 +1,109 @@
+package io.github.rocketmqrebalance;
+
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.rocketmq.common.message.MessageQueue;
+
+/**
+ * BALANCED_STICKY (experimental; not a strategy of the Java client): every member gets the floor
+ * or the ceiling of its share of each topic, and when a consumer joins or leaves few queues change
+ * owner. The answer depends on the <em>sets</em> of queues and client ids, not on their order, so
+ * clients with the same view agree, in any language.
+ *
+ * <p>{@code DefaultMQPushConsumer} asks its strategy once per topic, so within a Java consumer the
+ * balance holds per topic; the cross-topic balance (totals within one over many small topics)
+ * needs one call with every topic's queues, which the library's engine and group view make.
+ *
+ * <p>Members are ranked by their whole client id, by the host part ({@link #byHost()}: a restarted
+ * consumer, whose default id {@code ip@pid#nanotime} changes, gets its queues back), or by the part
+ * before a separator. Weights ({@link #withWeights(Map)}) give members proportional shares; every
+ * client of the group must be configured alike, and {@link #getName()} carries the configuration
+ * (a fingerprint of the weights) so a mismatch shows.
+ *
+ * <p>Immutable; one instance may be used by any number of threads.
+ */
+public class NativeAllocateMessageQueueBalancedSticky extends NativeStrategy {
+    private final String stableKeyJson;
+    private final Map<String, Integer> weights;
+
+    /** Members ranked by their whole client id, all weighing 1. */
+    public NativeAllocateMessageQueueBalancedSticky() {
+        this("\"client_id\"", Collections.<String, Integer>emptyMap());
+    }
+
+    private NativeAllocateMessageQueueBalancedSticky(String stableKeyJson, Map<String, Integer> weights) {
+        this.stableKeyJson = stableKeyJson;
+        this.weights = weights;
+    }
+
+    /** Members ranked by the part of the id before the first {@code '@'} (the client's IP address). */
+    public static NativeAllocateMessageQueueBalancedSticky byHost() {
+        return new NativeAllocateMessageQueueBalancedSticky("\"host\"", Collections.<String, Integer>emptyMap());
+    }
+
+    /** Members ranked by the part of the id before the first {@code separator} (the whole id when absent). */
+    public static NativeAllocateMessageQueueBalancedSticky byPartBefore(String separator) {
+        if (separator == null) {
+            throw new IllegalArgumentException("separator is null");
+        }
+        return new NativeAllocateMessageQueueBalancedSticky("{\"before\":" + jsonString(separator) + "}", Collections.<String, Integer>emptyMap());
+    }
+
+    /**
+     * The same ranking with weights by stable key (the whole id, the host, or the part before the
+     * separator); members not listed weigh 1.
+     *
+     * @throws IllegalArgumentException for a null map, key or weight, or a weight below 1
+     */
+    public NativeAllocateMessageQueueBalancedSticky withWeights(Map<String, Integer> weights) {
+        if (weights == null) {
+            throw new IllegalArgumentException("weights is null");
+        }
+        TreeMap<String, Integer> copy = new TreeMap<String, Integer>();
+        for (Map.Entry<String, Integer> e : weights.entrySet()) {
+            if (e.getKey() == null || e.getValue() == null) {
+                throw new IllegalArgumentException("weights: null key or weight");
+            }
+            if (e.getValue() < 1) {
+                throw new IllegalArgumentException("weights." + e.getKey() + ": a weight must be at least 1");
+            }
+            copy.put(e.getKey(), e.getValue());
+        }
+        return new NativeAllocateMessageQueueBalancedSticky(stableKeyJson, Collections.unmodifiableMap(copy));
+    }
+
+    /** The weights given (an unmodifiable, sorted view). */
+    public Map<String, Integer> getWeights() {
+        return weights;
+    }
+
+    @Override
+    public List<MessageQueue> allocate(String consumerGroup, String currentCID, List<MessageQueue> mqAll, List<String> cidAll) {
+        return allocateNatively(currentCID, mqAll, cidAll);
+    }
+
+    /** {@code BALANCED_STICKY}, {@code BALANCED_STICKY-host}, ... with {@code -weights:<fingerprint>} when weighted. */
+    @Override
+    public String getName() {
+        return Native.name(strategyId());
+    }
+
+    @Override
+    String configName() {
+        return "balanced_sticky";
+    }
+
+    @Override
+    String configParams() {
+        StringBuilder b = new StringBuilder("{\"stable_key\":").append(stableKeyJson).append(",\"weights\":{");
+        String sep = "";
+        for (Map.Entry<String, Integer> e : weights.entrySet()) {
+            b.append(sep).append(jsonString(e.getKey())).append(':').append(e.getValue());
+            sep = ",";
+        }
+        return b.append("}}").toString();
+    }
+}
