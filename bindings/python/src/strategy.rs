@@ -1,5 +1,6 @@
 //! The strategies: one base class (`Strategy`) holding a core strategy, one subclass per Java
-//! strategy, a Python machine-room resolver, and `strategy_from_config`.
+//! strategy and one for the experimental BALANCED_STICKY, a Python machine-room resolver, and
+//! `strategy_from_config`.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -10,7 +11,8 @@ use pyo3::prelude::*;
 use pyo3::PyClassInitializer;
 use pyo3::types::{PyDict, PyList};
 use rocketmq_rebalance::strategy::{
-    positions_by_counts, Allocation, CountStrategy, Averagely, AveragelyByCircle, ByConfig, ByMachineRoom, ConsistentHash, MachineRoomNearby, MachineRoomResolver, SeparatorResolver,
+    positions_by_counts, Allocation, Averagely, AveragelyByCircle, BalancedSticky, ByConfig, ByMachineRoom, ConsistentHash, CountStrategy, MachineRoomNearby,
+    MachineRoomResolver, SeparatorResolver, StableKey,
 };
 use rocketmq_rebalance::{Error, MessageQueue, Strategy, StrategyConfig};
 
@@ -257,6 +259,37 @@ impl PyByConfig {
     }
 }
 
+#[pyclass(module = "rocketmq_rebalance", name = "BalancedSticky", extends = PyStrategy, frozen)]
+pub struct PyBalancedSticky;
+
+#[pymethods]
+impl PyBalancedSticky {
+    /// `stable_key`: "client_id", "host" (the part before `@`) or "before" (the part before
+    /// `separator`); `weights`: {stable key: weight >= 1}, members not listed weighing 1.
+    #[new]
+    #[pyo3(signature = (stable_key = "client_id", *, separator = None, weights = None))]
+    fn new(py: Python<'_>, stable_key: &str, separator: Option<String>, weights: Option<Bound<'_, PyDict>>) -> PyResult<PyClassInitializer<Self>> {
+        let invalid = |reason: String| Error::InvalidParameters { strategy: "balanced_sticky".into(), reason };
+        let key = match (stable_key, separator) {
+            ("client_id", None) => StableKey::ClientId,
+            ("host", None) => StableKey::Host,
+            ("before", Some(sep)) => StableKey::Before(sep),
+            ("before", None) => return Err(invalid("stable_key \"before\" needs a separator".into())).py_err(py),
+            ("client_id" | "host", Some(_)) => return Err(invalid("a separator is only for stable_key \"before\"".into())).py_err(py),
+            (other, _) => return Err(invalid(format!("stable_key {other:?}: expected client_id, host or before"))).py_err(py),
+        };
+        let mut map = std::collections::BTreeMap::new();
+        for (k, w) in weights.iter().flat_map(|d| d.iter()) {
+            let k: String = k.extract().map_err(|_| PyTypeError::new_err(format!("weights: keys are stable keys (str), not {}", type_name(&k))))?;
+            let w: i64 = w.extract().map_err(|_| PyTypeError::new_err(format!("weights.{k}: an int, not {}", type_name(&w))))?;
+            let w = u32::try_from(w).map_err(|_| invalid(format!("weights.{k}: {w} is out of range"))).py_err(py)?;
+            map.insert(k, w);
+        }
+        let s = BalancedSticky::with_weights(key, map).py_err(py)?;
+        Ok(base(Arc::new(s)).add_subclass(PyBalancedSticky))
+    }
+}
+
 /// A resolver written in Python: `broker_room(queue) -> str | None` and
 /// `consumer_room(client_id) -> str | None`, as methods of one object or as two callables.
 #[derive(Debug)]
@@ -367,6 +400,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyMachineRoomNearby>()?;
     m.add_class::<PyByMachineRoom>()?;
     m.add_class::<PyByConfig>()?;
+    m.add_class::<PyBalancedSticky>()?;
     m.add_class::<PySeparatorResolver>()?;
     m.add_function(wrap_pyfunction!(strategy_from_config, m)?)?;
     Ok(())

@@ -29,6 +29,7 @@ from ._errors import (
 from ._native import (
     Averagely,
     AveragelyByCircle,
+    BalancedSticky,
     ByConfig,
     ByMachineRoom,
     ConsistentHash,
@@ -105,6 +106,7 @@ __all__ = [
     "Acquired",
     "AveragelyByCircle",
     "Averagely",
+    "BalancedSticky",
     "ByConfig",
     "ByMachineRoom",
     "CallbackError",

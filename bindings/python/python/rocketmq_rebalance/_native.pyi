@@ -1,4 +1,4 @@
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, final
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, final
 
 from typing_extensions import disjoint_base
 
@@ -12,6 +12,7 @@ __all__ = [
     "MachineRoomNearby",
     "ByMachineRoom",
     "ByConfig",
+    "BalancedSticky",
     "SeparatorResolver",
     "strategy_from_config",
     "sort_like_java",
@@ -67,6 +68,10 @@ class ConsistentHash(Strategy):
 @final
 class ByMachineRoom(Strategy):
     def __new__(cls, idcs: Optional[Iterable[str]] = None) -> ByMachineRoom: ...
+
+@final
+class BalancedSticky(Strategy):
+    def __new__(cls, stable_key: str = "client_id", *, separator: Optional[str] = None, weights: Optional[Mapping[str, int]] = None) -> BalancedSticky: ...
 
 @final
 class ByConfig(Strategy):
