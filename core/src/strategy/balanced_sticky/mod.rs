@@ -230,13 +230,14 @@ fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) 
     let hashes: Vec<u64> = order.iter().map(|(h, _)| *h).collect();
 
     let ring = ring::Ring::new(names);
-    let natural: Vec<Vec<u32>> = order.iter().map(|(_, t)| ring.natural_counts(&topics[t])).collect();
+    let starts: Vec<Vec<usize>> = order.iter().map(|(_, t)| ring.starts(&topics[t])).collect();
+    let natural: Vec<Vec<u32>> = starts.iter().map(|s| ring.natural_counts(s)).collect();
     let extra_in = extras::distribute(&sizes, &hashes, names, weights, &natural);
     let mut owner = vec![usize::MAX; mq_all.len()];
     for (t, (_, topic)) in order.iter().enumerate() {
         let queues = &topics[topic];
         let mut quota: Vec<usize> = (0..names.len()).map(|m| weights.floor(queues.len(), m) + usize::from(extra_in[t][m])).collect();
-        ring.fill(&mut quota, queues, &mut owner);
+        ring.fill(&mut quota, queues, &starts[t], &mut owner);
     }
     for (copy, kept) in copy_of {
         owner[copy] = owner[kept];

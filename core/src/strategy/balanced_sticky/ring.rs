@@ -44,25 +44,42 @@ impl Ring {
         Ring { points, points_of }
     }
 
-    /// How many of `queues` have each member as their nearest point clockwise (their "natural"
-    /// owner, ignoring quotas).
-    pub(super) fn natural_counts(&self, queues: &[(u64, usize)]) -> Vec<u32> {
+    /// For each of `queues` (sorted by hash), the index of the first point at or after its hash
+    /// (`points.len()` past the last). The hashes ascend, so each search gallops from the last
+    /// answer instead of bisecting the whole ring: a thousand members make 64,000 points.
+    pub(super) fn starts(&self, queues: &[(u64, usize)]) -> Vec<usize> {
+        let mut at = 0;
+        queues
+            .iter()
+            .map(|&(h, _)| {
+                let mut step = 1;
+                while at + step < self.points.len() && self.points[at + step].0 < h {
+                    step *= 2;
+                }
+                let end = (at + step + 1).min(self.points.len());
+                at += self.points[at..end].partition_point(|(p, _)| *p < h);
+                at
+            })
+            .collect()
+    }
+
+    /// How many queues have each member as their nearest point clockwise (their "natural" owner,
+    /// ignoring quotas), from the queues' [`Ring::starts`].
+    pub(super) fn natural_counts(&self, starts: &[usize]) -> Vec<u32> {
         let mut counts = vec![0u32; self.points_of.len()];
-        for &(h, _) in queues {
-            let at = self.points.partition_point(|(p, _)| *p < h) % self.points.len();
-            counts[self.points[at].1] += 1;
+        for &start in starts {
+            counts[self.points[start % self.points.len()].1] += 1;
         }
         counts
     }
 
-    /// `owner[queue] = member` for every `(hash, queue)` of `queues` (sorted by hash), using up
-    /// `quota` (which sums to `queues.len()`).
-    pub(super) fn fill(&self, quota: &mut [usize], queues: &[(u64, usize)], owner: &mut [usize]) {
+    /// `owner[queue] = member` for every `(hash, queue)` of `queues` (sorted by hash, with their
+    /// [`Ring::starts`]), using up `quota` (which sums to `queues.len()`).
+    pub(super) fn fill(&self, quota: &mut [usize], queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize]) {
         let n = self.points.len();
         // (distance, queue's index in `queues`, member)
         let mut pairs: Vec<(u64, usize, usize)> = Vec::with_capacity(queues.len() * CANDIDATES);
-        for (i, &(h, _)) in queues.iter().enumerate() {
-            let start = self.points.partition_point(|(p, _)| *p < h);
+        for (i, (&(h, _), &start)) in queues.iter().zip(starts).enumerate() {
             let mut found: [usize; CANDIDATES] = [usize::MAX; CANDIDATES];
             let mut count = 0;
             for step in 0..n {
