@@ -167,7 +167,8 @@ impl StrategyConfig {
         json!({ "strategy": self.config_name(), "params": self.params() })
     }
 
-    /// Builds the strategy. Fails where Java's constructor throws (a negative virtual node count).
+    /// Builds the strategy. Fails where Java's constructor throws (a negative virtual node count)
+    /// and for a BALANCED_STICKY weight of 0.
     pub fn build(&self) -> Result<Arc<dyn Strategy>> {
         Ok(match self {
             StrategyConfig::Averagely => Arc::new(Averagely),

@@ -19,6 +19,9 @@ mod group;
 #[path = "../../src/host.rs"]
 mod host;
 #[allow(dead_code)]
+#[path = "../../src/id_list.rs"]
+mod id_list;
+#[allow(dead_code)]
 #[path = "../../src/panic.rs"]
 mod panic;
 #[allow(dead_code)]
@@ -158,7 +161,7 @@ fn run(op: &Op, strategy: &mut *mut rmq_strategy, list: *mut rmq_queue_list) {
             }
             Op::Typed { kind, virtual_nodes, idcs } => {
                 let mut s = ptr::null_mut();
-                let rc = match kind % 5 {
+                let rc = match kind % 6 {
                     0 => rmq_strategy_averagely_new(&mut s),
                     1 => rmq_strategy_circle_new(&mut s),
                     2 => rmq_strategy_consistent_hash_new(*virtual_nodes % 2000, &mut s),
@@ -169,7 +172,17 @@ fn run(op: &Op, strategy: &mut *mut rmq_strategy, list: *mut rmq_queue_list) {
                             rmq_strategy_by_machine_room_new(i.ptrs.as_ptr(), i.ptrs.len(), &mut s)
                         }
                     },
-                    _ => rmq_strategy_by_config_new(list, &mut s),
+                    4 => rmq_strategy_by_config_new(list, &mut s),
+                    _ => {
+                        // Arbitrary key codes, separators, weight keys and weights (0 included).
+                        let raw = idcs.clone().unwrap_or_default();
+                        let sep = raw.first().map(|b| c(b));
+                        let keys = ids(&raw);
+                        let weights: Vec<u32> = (0..keys.ptrs.len()).map(|i| (*virtual_nodes >> (i % 8 * 8)) as u32 & 7).collect();
+                        let key = (*virtual_nodes as u32) % 4;
+                        let sep_ptr = if *virtual_nodes & 0x100 != 0 { sep.as_ref().map_or(ptr::null(), |s| s.as_ptr()) } else { ptr::null() };
+                        rmq_strategy_balanced_sticky_new(key, sep_ptr, keys.ptrs.as_ptr(), weights.as_ptr(), keys.ptrs.len(), &mut s)
+                    }
                 };
                 if rc == rmq_result::Ok {
                     rmq_strategy_free(*strategy);
