@@ -129,15 +129,23 @@ fn run_table(args: Args) -> Result<ExitCode, String> {
         }
         println!("{id:<width$}  {:>6}  {}", owned.len(), queue_spec::format(owned));
     }
-    let loads: Vec<usize> = consumers
+    let loads: Vec<(usize, u64)> = consumers
         .iter()
         .zip(&per_consumer)
         .filter(|(id, _)| seen.remove(id))
-        .map(|(_, owned)| owned.len())
+        .map(|(id, owned)| (owned.len(), strategy.share_weight(id)))
         .collect();
-    if let (Some(min), Some(max)) = (loads.iter().min(), loads.iter().max()) {
-        let mean = queues.len() as f64 / loads.len() as f64;
-        println!("\nbalance: min {min}, max {max}, ideal {mean:.2} (queues/consumers), max/ideal {:.2}, idle consumers {}", *max as f64 / mean, loads.iter().filter(|&&l| l == 0).count());
+    if let (Some(min), Some(max)) = (loads.iter().map(|l| l.0).min(), loads.iter().map(|l| l.0).max()) {
+        let idle = loads.iter().filter(|l| l.0 == 0).count();
+        let total_weight: u64 = loads.iter().map(|l| l.1).sum();
+        if loads.iter().all(|l| l.1 == 1) {
+            let mean = queues.len() as f64 / loads.len() as f64;
+            println!("\nbalance: min {min}, max {max}, ideal {mean:.2} (queues/consumers), max/ideal {:.2}, idle consumers {idle}", max as f64 / mean);
+        } else {
+            // Each consumer's fair share is queues x weight / total weight.
+            let worst = loads.iter().map(|(n, w)| *n as f64 * total_weight as f64 / (queues.len() as f64 * *w as f64)).fold(0.0, f64::max);
+            println!("\nbalance (weighted): min {min}, max {max}, largest count/share {worst:.2} (share: queues x weight / total weight), idle consumers {idle}");
+        }
     }
     println!("check: {orphaned} orphaned queue(s), {double_owned} double-owned queue(s)");
     if !duplicates.is_empty() {

@@ -88,6 +88,17 @@ fn table_form_rejects_bad_specs_clearly() {
 }
 
 #[test]
+fn weighted_balance_is_reported_against_each_share() {
+    // 8 queues, host 10.0.0.1 weighing 3 and 10.0.0.2 weighing 1: shares of exactly 6 and 2, so
+    // the largest count/share is 1.00 (queues/consumers would call 6 "1.50 of ideal").
+    let params = r#"{"stable_key": "host", "weights": {"10.0.0.1": 3}}"#;
+    let out = run(&["allocate", "--queues", "T@b:0-7", "--consumers", "10.0.0.1@5,10.0.0.2@7", "--strategy", "balanced_sticky", "--params", params], "");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("balance (weighted): min 2, max 6, largest count/share 1.00"), "{text}");
+}
+
+#[test]
 fn balanced_sticky_table_balances_across_topics() {
     // T: 8 queues over 3 (3/3/2), U: 2 queues over 3 (1/1/0): asked per topic, two members could
     // end with 4 and one with 2; asked once with both topics, totals differ by at most one.

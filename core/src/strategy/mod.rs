@@ -142,6 +142,12 @@ pub trait Strategy: Send + Sync + Debug {
         false
     }
 
+    /// The weight of `client_id`'s share (1 for all, except in a weighted BALANCED_STICKY), for
+    /// callers that report balance against each member's fair share.
+    fn share_weight(&self, _client_id: &str) -> u64 {
+        1
+    }
+
     /// Every member's share at once: the same as calling [`Strategy::allocate_positions`] for each
     /// distinct client id (in order of first appearance), failing with the first member's error.
     /// Strategies that can do it in one pass override this.

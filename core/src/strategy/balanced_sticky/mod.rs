@@ -128,6 +128,10 @@ impl Strategy for BalancedSticky {
         true
     }
 
+    fn share_weight(&self, client_id: &str) -> u64 {
+        self.weights.get(self.stable_key.of(client_id)).map_or(1, |w| u64::from(*w))
+    }
+
     /// Java's argument checks; an id not in the list gets nothing. Input order does not matter.
     fn allocate_positions(&self, _group: &str, current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Allocation> {
         if check(current_id, mq_all, cid_all)?.is_none() {
