@@ -1,32 +1,37 @@
-//! The whole-group view of BALANCED_STICKY against consistent hash's at 100,000 queues (100
-//! topics) x 1,000 members, alternated 5 times in one run, medians:
+//! The whole-group view of BALANCED_STICKY against consistent hash's at 100,000 queues x 1,000
+//! members, for topic counts from 1 to 100,000 (and 10,000 topics at 100 and 5,000 members, to
+//! show the cost does not follow queues x members), alternated 5 times in one run, medians:
 //! `cargo run --release -p rocketmq-rebalance --example sticky_cost`. (Movement and balance over
-//! the grid: `rmq-rebalance compare`.)
+//! the grid: `rmq-rebalance compare`; the 100-topic case is also a criterion group.)
 
 use std::time::Instant;
 
 use rocketmq_rebalance::{strategy_from_config, MessageQueue};
 
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 fn main() {
-    let mq: Vec<MessageQueue> = (0..100_000).map(|i| MessageQueue::new(format!("Topic{}", i % 100), "broker-a", i / 100)).collect();
-    let ids: Vec<String> = (0..1000).map(|i| format!("10.0.{}.{}@{}", i / 200, i % 200, 4000 + i)).collect();
     let sticky = strategy_from_config("balanced_sticky", &serde_json::Value::Null).expect("known strategy");
     let ch = strategy_from_config("consistent_hash", &serde_json::Value::Null).expect("known strategy");
-    let (mut t_sticky, mut t_ch) = (Vec::new(), Vec::new());
-    for _ in 0..5 {
-        let t0 = Instant::now();
-        std::hint::black_box(sticky.allocate_group("g", &mq, &ids).unwrap());
-        t_sticky.push(t0.elapsed().as_secs_f64());
-        let t0 = Instant::now();
-        std::hint::black_box(ch.allocate_group("g", &mq, &ids).unwrap());
-        t_ch.push(t0.elapsed().as_secs_f64());
+    println!("| topics x queues each | members | BALANCED_STICKY | CONSISTENT_HASH | ratio |");
+    println!("|---|---:|---:|---:|---:|");
+    for (topics, members) in [(1usize, 1000usize), (100, 1000), (1000, 1000), (10_000, 1000), (100_000, 1000), (10_000, 100), (10_000, 5000)] {
+        let per = 100_000 / topics;
+        let mq: Vec<MessageQueue> = (0..topics * per).map(|i| MessageQueue::new(format!("Topic{}", i % topics), "broker-a", (i / topics) as i32)).collect();
+        let ids: Vec<String> = (0..members).map(|i| format!("10.{}.{}.{}@{}", i / 40_000, i / 200 % 200, i % 200, 4000 + i)).collect();
+        let (mut t_sticky, mut t_ch) = (Vec::new(), Vec::new());
+        for _ in 0..5 {
+            let t0 = Instant::now();
+            std::hint::black_box(sticky.allocate_group("g", &mq, &ids).unwrap());
+            t_sticky.push(t0.elapsed().as_secs_f64());
+            let t0 = Instant::now();
+            std::hint::black_box(ch.allocate_group("g", &mq, &ids).unwrap());
+            t_ch.push(t0.elapsed().as_secs_f64());
+        }
+        let (s, c) = (median(t_sticky), median(t_ch));
+        println!("| {topics} x {per} | {members} | {:.1} ms | {:.1} ms | {:.2} |", s * 1e3, c * 1e3, s / c);
     }
-    t_sticky.sort_by(f64::total_cmp);
-    t_ch.sort_by(f64::total_cmp);
-    println!(
-        "group view, 100,000 queues (100 topics) x 1,000 members: BALANCED_STICKY {:.1} ms, CONSISTENT_HASH {:.1} ms, ratio {:.2}",
-        t_sticky[2] * 1e3,
-        t_ch[2] * 1e3,
-        t_sticky[2] / t_ch[2]
-    );
 }

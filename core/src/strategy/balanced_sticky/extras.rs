@@ -16,21 +16,25 @@
 //! share is fractional, hub -> sink the number of totals that round up) which the exact,
 //! fractional shares saturate; so an integral saturating flow exists and the path always does.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use super::hash64;
+use super::ring::{Alive, Ring};
 
 /// Members' weights and their sum.
 pub(super) struct Weights {
     of: Vec<u64>,
     sum: u128,
+    /// Every weight equal (the unweighted case, and its fast paths).
+    pub(super) uniform: bool,
 }
 
 impl Weights {
     /// `of` must be non-empty and every weight positive (the configuration checks this).
     pub(super) fn new(of: Vec<u64>) -> Self {
         let sum = of.iter().map(|w| u128::from(*w)).sum();
-        Weights { of, sum }
+        let uniform = of.windows(2).all(|w| w[0] == w[1]);
+        Weights { of, sum, uniform }
     }
 
     /// Floor of member `m`'s exact share of `queues`.
@@ -44,47 +48,84 @@ impl Weights {
     }
 }
 
-/// `extra_in[t][m]`: whether member `m` gets one queue of topic `t` above its floor. `sizes` and
-/// `hashes` are the topics' distinct queue counts and name hashes, in serving order; `natural[t][m]`
-/// how many of topic `t`'s queues have `m` as their nearest member on the ring.
-pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], weights: &Weights, natural: &[Vec<u32>]) -> Vec<Vec<bool>> {
+/// The members that get one queue of topic `t` above their floor, per topic. `sizes` and
+/// `hashes` are the topics' distinct queue counts and name hashes, in serving order; `natural[t]`
+/// the members nearest to topic `t`'s queues on `ring`, with how many each is nearest to.
+///
+/// Unweighted, a topic's preference after the natural members is the ring order clockwise from
+/// the topic's hash, walked lazily past members without room, so the cost follows the number of
+/// extras, not topics x members. Weighted, every eligible member is ranked (largest remainder
+/// first, ties by hash): topics x members x log members.
+pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], weights: &Weights, natural: &[Vec<(usize, u32)>], ring: &Ring) -> Vec<Vec<usize>> {
     let c = members.len();
     let total: usize = sizes.iter().sum();
-    let floors: Vec<usize> = (0..c).map(|m| sizes.iter().map(|q| weights.floor(*q, m)).sum()).collect();
+    // Floors summed over topics, one term per distinct topic size.
+    let mut by_size: BTreeMap<usize, usize> = BTreeMap::new();
+    for size in sizes {
+        *by_size.entry(*size).or_default() += 1;
+    }
+    let floors: Vec<usize> = (0..c).map(|m| by_size.iter().map(|(size, n)| n * weights.floor(*size, m)).sum()).collect();
     let lo: Vec<usize> = (0..c).map(|m| weights.floor(total, m) - floors[m]).collect();
     let hi: Vec<usize> = (0..c).map(|m| lo[m] + usize::from(weights.remainder(total, m) != 0)).collect();
     let at_hi_max = total - (0..c).map(|m| weights.floor(total, m)).sum::<usize>();
-    let mut flow = Flow { sizes, weights, extra_in: Vec::with_capacity(sizes.len()), extras: vec![0; c], lo, hi, at_hi: 0, at_hi_max };
+    let mut flow = Flow {
+        sizes,
+        weights,
+        extra_in: Vec::with_capacity(sizes.len()),
+        topics_of: vec![Vec::new(); c],
+        extras: vec![0; c],
+        lo,
+        hi,
+        at_hi: 0,
+        at_hi_max,
+    };
+    // Members without room are skipped by the ring walk, and stay skipped (room never comes back).
+    let mut roomless = Alive::new(ring);
 
     for (t, (&size, topic_hash)) in sizes.iter().zip(hashes).enumerate() {
-        flow.extra_in.push(vec![false; c]);
-        let rem = size - (0..c).map(|m| weights.floor(size, m)).sum::<usize>();
+        flow.extra_in.push(Vec::new());
+        let rem = if weights.uniform { size % c } else { size - (0..c).map(|m| weights.floor(size, m)).sum::<usize>() };
         if rem == 0 {
             continue;
         }
-        let mut preferred: Vec<usize> = (0..c).filter(|&m| flow.eligible(t, m)).collect();
-        preferred.sort_by_cached_key(|&m| {
-            (std::cmp::Reverse(weights.remainder(size, m)), std::cmp::Reverse(natural[t][m]), hash64(&[members[m].as_bytes(), &topic_hash.to_le_bytes()]))
-        });
-        let mut given = 0;
-        for &m in &preferred {
-            if given == rem {
-                break;
+        let tie = |m: usize| hash64(&[members[m].as_bytes(), &topic_hash.to_le_bytes()]);
+        if weights.uniform {
+            let mut nearest: Vec<(usize, u32)> = natural[t].clone();
+            nearest.sort_by_cached_key(|&(m, n)| (std::cmp::Reverse(n), tie(m)));
+            for (m, _) in nearest {
+                if flow.extra_in[t].len() < rem && flow.has_room(m) {
+                    flow.give(t, m);
+                }
             }
-            if flow.has_room(m) {
-                flow.give(t, m);
-                given += 1;
+            // Then clockwise from the topic, once around at most, skipping members without room.
+            let start = ring.start_of(*topic_hash);
+            let mut at = start;
+            while flow.extra_in[t].len() < rem {
+                let Some(found) = roomless.next(ring, at, |m| !flow.has_room(m)).filter(|p| *p < start + ring.len()) else { break };
+                let m = ring.member_at(found % ring.len());
+                if !flow.has(t, m) {
+                    flow.give(t, m);
+                }
+                at = found + 1;
+            }
+        } else {
+            let nearest: std::collections::HashMap<usize, u32> = natural[t].iter().copied().collect();
+            let mut preferred: Vec<usize> = (0..c).filter(|&m| flow.eligible(t, m)).collect();
+            preferred.sort_by_cached_key(|&m| (std::cmp::Reverse(weights.remainder(size, m)), std::cmp::Reverse(nearest.get(&m).copied().unwrap_or(0)), tie(m)));
+            for m in preferred {
+                if flow.extra_in[t].len() < rem && flow.has_room(m) {
+                    flow.give(t, m);
+                }
             }
         }
-        while given < rem {
-            if !flow.augment(t) {
+        while flow.extra_in[t].len() < rem {
+            if !flow.swap(t) && !flow.augment(t) {
                 // Unreachable by the argument above; if it ever were reached, keep the per-topic
                 // bound and let the total bound slip rather than fail the caller.
                 debug_assert!(false, "no augmenting path for topic {t}");
-                let m = *preferred.iter().find(|&&m| !flow.extra_in[t][m]).expect("rem <= eligible members");
+                let m = (0..c).find(|&m| flow.eligible(t, m) && !flow.has(t, m)).expect("rem <= eligible members");
                 flow.give(t, m);
             }
-            given += 1;
         }
     }
     flow.extra_in
@@ -93,7 +134,9 @@ pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], we
 struct Flow<'a> {
     sizes: &'a [usize],
     weights: &'a Weights,
-    extra_in: Vec<Vec<bool>>,
+    /// The members with an extra, per topic, and the topics where each member has one.
+    extra_in: Vec<Vec<usize>>,
+    topics_of: Vec<Vec<usize>>,
     extras: Vec<usize>,
     /// Extras every member must reach / may reach; `hi` is `lo` or `lo + 1`.
     lo: Vec<usize>,
@@ -105,20 +148,62 @@ struct Flow<'a> {
 
 impl Flow<'_> {
     fn eligible(&self, t: usize, m: usize) -> bool {
+        if self.weights.uniform {
+            // Every member's share of the topic has the same fractional part.
+            return self.sizes[t] % self.extras.len() != 0;
+        }
         self.weights.remainder(self.sizes[t], m) != 0
     }
 
+    fn has(&self, t: usize, m: usize) -> bool {
+        self.extra_in[t].contains(&m)
+    }
+
+    /// Whether `m` can take one more extra. Never turns true again once false: extras only
+    /// grow, except a member passing its round-up to another through the hub, which happens
+    /// only while the hub is full (so it has no room either way).
     fn has_room(&self, m: usize) -> bool {
         let next = self.extras[m] + 1;
         next <= self.lo[m] || (next == self.hi[m] && self.hi[m] > self.lo[m] && self.at_hi < self.at_hi_max)
     }
 
     fn give(&mut self, t: usize, m: usize) {
-        self.extra_in[t][m] = true;
+        self.extra_in[t].push(m);
+        self.topics_of[m].push(t);
         self.extras[m] += 1;
         if self.extras[m] > self.lo[m] {
             self.at_hi += 1;
         }
+    }
+
+    fn take_back(&mut self, t: usize, m: usize) {
+        self.extra_in[t].retain(|x| *x != m);
+        self.topics_of[m].retain(|x| *x != t);
+        self.extras[m] -= 1;
+    }
+
+    /// One more extra for topic `t` by the commonest short path, found from its far end: a member
+    /// `g` with room takes an earlier topic's extra from a member `f` that then takes `t`'s.
+    /// Members with room are few when this is needed, so this is quick where the general search
+    /// ([`Flow::augment`]) would visit every topic.
+    fn swap(&mut self, t: usize) -> bool {
+        let c = self.extras.len();
+        let mut holds_t = vec![false; c];
+        for &m in &self.extra_in[t] {
+            holds_t[m] = true;
+        }
+        for g in (0..c).filter(|&g| self.has_room(g)) {
+            for e in (0..t).filter(|&e| self.eligible(e, g) && !self.has(e, g)) {
+                if let Some(&f) = self.extra_in[e].iter().find(|&&f| !holds_t[f] && self.eligible(t, f)) {
+                    self.take_back(e, f);
+                    self.give(e, g);
+                    self.give(t, f);
+                    self.at_hi = (0..c).filter(|&m| self.extras[m] > self.lo[m]).count();
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// One more extra for topic `t` along a shortest augmenting path (breadth first over topics
@@ -130,10 +215,28 @@ impl Flow<'_> {
         parent[t] = t;
         let mut queue = VecDeque::from([t]);
         let mut end = None;
+        let mut holds = vec![false; c];
+        // Members not reached yet: a topic looks only at these, so a search costs about
+        // topics + members rather than topics x members.
+        let mut unreached: Vec<usize> = (0..c).collect();
         'search: while let Some(u) = queue.pop_front() {
             let next: Vec<usize> = if u < topics {
                 // Topic u can give an extra to an eligible member that has none of u's.
-                (0..c).filter(|&m| self.eligible(u, m) && !self.extra_in[u][m]).map(|m| topics + m).collect()
+                for &m in &self.extra_in[u] {
+                    holds[m] = true;
+                }
+                let mut next = Vec::new();
+                unreached.retain(|&m| {
+                    let reach = !holds[m] && self.eligible(u, m);
+                    if reach {
+                        next.push(topics + m);
+                    }
+                    !reach
+                });
+                for &m in &self.extra_in[u] {
+                    holds[m] = false;
+                }
+                next
             } else if u < hub {
                 let m = u - topics;
                 if self.extras[m] < self.lo[m] {
@@ -142,7 +245,7 @@ impl Flow<'_> {
                 }
                 // Member m can round up through the hub, or pass one of its extras on.
                 let via_hub = (self.hi[m] > self.lo[m] && self.extras[m] == self.lo[m]).then_some(hub);
-                via_hub.into_iter().chain((0..topics).filter(|&e| self.extra_in[e][m])).collect()
+                via_hub.into_iter().chain(self.topics_of[m].iter().copied()).collect()
             } else {
                 if self.at_hi < self.at_hi_max {
                     end = Some(u);
@@ -162,13 +265,9 @@ impl Flow<'_> {
         while v != t {
             let u = parent[v];
             if u < topics && v < hub {
-                let m = v - topics;
-                self.extra_in[u][m] = true;
-                self.extras[m] += 1;
+                self.give(u, v - topics);
             } else if v < topics && u < hub {
-                let m = u - topics;
-                self.extra_in[v][m] = false;
-                self.extras[m] -= 1;
+                self.take_back(v, u - topics);
             }
             v = u;
         }

@@ -17,7 +17,7 @@ mod ring;
 mod tests;
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -211,14 +211,19 @@ fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) 
     }
     // Each topic's queues in hash order; a queue listed twice is one queue (its copies are
     // adjacent after sorting by hash, then broker and id) and gets one owner.
-    let mut topics: BTreeMap<&str, Vec<(u64, usize)>> = BTreeMap::new();
+    let mut index_of: HashMap<&str, usize> = HashMap::new();
+    let mut topics: Vec<Vec<(u64, usize)>> = Vec::new();
     let mut key = String::new();
     for (i, q) in mq_all.iter().enumerate() {
         q.write_java_string(&mut key);
-        topics.entry(&q.topic).or_default().push((hash64(&[key.as_bytes()]), i));
+        let t = *index_of.entry(&q.topic).or_insert_with(|| {
+            topics.push(Vec::new());
+            topics.len() - 1
+        });
+        topics[t].push((hash64(&[key.as_bytes()]), i));
     }
     let mut copy_of: Vec<(usize, usize)> = Vec::new();
-    for queues in topics.values_mut() {
+    for queues in topics.iter_mut() {
         queues.sort_by(|a, b| (a.0, &mq_all[a.1].broker_name, mq_all[a.1].queue_id, a.1).cmp(&(b.0, &mq_all[b.1].broker_name, mq_all[b.1].queue_id, b.1)));
         queues.dedup_by(|later, kept| {
             let same = later.0 == kept.0 && mq_all[later.1] == mq_all[kept.1];
@@ -228,20 +233,34 @@ fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) 
             same
         });
     }
-    let mut order: Vec<(u64, &str)> = topics.keys().map(|t| (hash64(&[t.as_bytes()]), *t)).collect();
-    order.sort();
-    let sizes: Vec<usize> = order.iter().map(|(_, t)| topics[t].len()).collect();
-    let hashes: Vec<u64> = order.iter().map(|(h, _)| *h).collect();
+    // Topics in order of (name hash, name): the same order for every client.
+    let mut order: Vec<(u64, &str, usize)> = index_of.iter().map(|(name, t)| (hash64(&[name.as_bytes()]), *name, *t)).collect();
+    order.sort_unstable();
+    let topics: Vec<Vec<(u64, usize)>> = order.iter().map(|(_, _, t)| std::mem::take(&mut topics[*t])).collect();
+    let sizes: Vec<usize> = topics.iter().map(Vec::len).collect();
+    let hashes: Vec<u64> = order.iter().map(|(h, _, _)| *h).collect();
 
     let ring = ring::Ring::new(names);
-    let starts: Vec<Vec<usize>> = order.iter().map(|(_, t)| ring.starts(&topics[t])).collect();
-    let natural: Vec<Vec<u32>> = starts.iter().map(|s| ring.natural_counts(s)).collect();
-    let extra_in = extras::distribute(&sizes, &hashes, names, weights, &natural);
+    let starts: Vec<Vec<usize>> = topics.iter().map(|q| ring.starts(q)).collect();
+    let natural: Vec<Vec<(usize, u32)>> = starts.iter().map(|s| ring.natural_counts(s)).collect();
+    let extra_in = extras::distribute(&sizes, &hashes, names, weights, &natural, &ring);
     let mut owner = vec![usize::MAX; mq_all.len()];
-    for (t, (_, topic)) in order.iter().enumerate() {
-        let queues = &topics[topic];
-        let mut quota: Vec<usize> = (0..names.len()).map(|m| weights.floor(queues.len(), m) + usize::from(extra_in[t][m])).collect();
-        ring.fill(&mut quota, queues, &starts[t], &mut owner);
+    // One quota buffer for every topic: filling a topic uses its quotas up, back to all zero.
+    let mut quota = vec![0usize; names.len()];
+    for (t, queues) in topics.iter().enumerate() {
+        // Unweighted, a topic smaller than the group has quota only where its extras went (and
+        // touching every member would make many small topics cost topics x members).
+        let small = weights.uniform && queues.len() < names.len();
+        if !small {
+            for (m, q) in quota.iter_mut().enumerate() {
+                *q = weights.floor(queues.len(), m);
+            }
+        }
+        for &m in &extra_in[t] {
+            quota[m] += 1;
+        }
+        let alive: Vec<usize> = if small { extra_in[t].clone() } else { (0..names.len()).filter(|&m| quota[m] > 0).collect() };
+        ring.fill(&mut quota, &alive, queues, &starts[t], &mut owner);
     }
     for (copy, kept) in copy_of {
         owner[copy] = owner[kept];
