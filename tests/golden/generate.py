@@ -32,7 +32,9 @@ def case(rng, n):
     brokers = rng.sample(BROKERS, rng.randint(1, 3))
     queues = [[t, b, q] for t in topics for b in brokers for q in range(rng.randint(0, 12))]
     hosts = rng.randint(1, 10)
-    ids = [f"10.0.0.{rng.randrange(hosts)}@{rng.randint(100, 999)}#{rng.randint(1, 9) * 1000}" for _ in range(rng.randint(1, 14))]
+    # Now and then a group larger than its topics (the paths for topics with few members).
+    members = rng.randint(30, 70) if rng.random() < 0.15 else rng.randint(1, 14)
+    ids = [f"10.0.0.{rng.randrange(hosts)}@{rng.randint(100, 999)}#{rng.randint(1, 9) * 1000}" for _ in range(members)]
     if rng.random() < 0.1:
         ids.append("\u00e9t\u00e9@42#7")
     key = rng.choice(["client_id", "host", {"before": "#"}])

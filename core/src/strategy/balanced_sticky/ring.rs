@@ -67,7 +67,7 @@ impl Ring {
     /// The ring of `members` alone (member numbers unchanged): what a topic whose queues go to a
     /// few members walks, so that its cost follows its own size, not the group's. It cannot make
     /// subsets of its own.
-    fn subset(&self, members: &[usize]) -> Ring {
+    pub(super) fn subset(&self, members: &[usize]) -> Ring {
         // Sorting indices into the sorted ring is sorting the points, and integers sort faster.
         let mut at: Vec<u32> = members.iter().flat_map(|&m| self.points_of[m].iter().map(|&p| p as u32)).collect();
         at.sort_unstable();
@@ -127,7 +127,7 @@ impl Ring {
             quota[*only] = 0;
             return;
         }
-        if alive.len() * 2 < self.points_of.len() {
+        if alive.len() * 16 < self.points_of.len() {
             let small = self.subset(alive);
             let starts = small.starts(queues);
             return small.fill_on(quota, queues, &starts, owner);
@@ -135,7 +135,7 @@ impl Ring {
         self.fill_on(quota, queues, starts, owner)
     }
 
-    fn fill_on(&self, quota: &mut [usize], queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize]) {
+    pub(super) fn fill_on(&self, quota: &mut [usize], queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize]) {
         let n = self.points.len();
         // (distance, queue's index in `queues`, member)
         let mut pairs: Vec<(u64, usize, usize)> = Vec::with_capacity(queues.len() * CANDIDATES);

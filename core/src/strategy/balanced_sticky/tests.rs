@@ -211,3 +211,30 @@ fn weights_are_part_of_the_name_and_checked() {
         assert!(matches!(err, crate::Error::InvalidParameters { .. }), "{bad}: {err}");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha, ..ProptestConfig::default() })]
+
+    /// A topic whose quotas sit with a few members is placed on a ring of theirs alone (for
+    /// speed); that must give exactly what the whole ring gives.
+    #[test]
+    fn the_small_ring_places_queues_as_the_whole_ring_does(members in 2usize..80, quotas in proptest::collection::vec((0usize..80, 1usize..4), 1..6), salt in any::<u64>()) {
+        let names: Vec<String> = (0..members).map(|m| format!("10.0.0.{m}@{salt}#0")).collect();
+        let whole = ring::Ring::new(&names);
+        let mut quota = vec![0usize; members];
+        for (m, q) in &quotas {
+            quota[m % members] += q;
+        }
+        let alive: Vec<usize> = (0..members).filter(|&m| quota[m] > 0).collect();
+        let total: usize = quota.iter().sum();
+        let mut queues: Vec<(u64, usize)> = (0..total).map(|i| (hash64(&[&salt.to_le_bytes(), &(i as u64).to_le_bytes()]), i)).collect();
+        queues.sort_unstable();
+        let (mut q1, mut q2) = (quota.clone(), quota.clone());
+        let (mut o1, mut o2) = (vec![usize::MAX; total], vec![usize::MAX; total]);
+        whole.fill_on(&mut q1, &queues, &whole.starts(&queues), &mut o1);
+        let small = whole.subset(&alive);
+        small.fill_on(&mut q2, &queues, &small.starts(&queues), &mut o2);
+        prop_assert_eq!(o1, o2);
+        prop_assert!(q1.iter().all(|q| *q == 0) && q2.iter().all(|q| *q == 0));
+    }
+}
