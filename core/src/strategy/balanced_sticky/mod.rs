@@ -8,7 +8,9 @@
 //! 2. [`ring`]: within a topic, queues are placed on a hash ring of members, nearest first, within
 //!    the quotas from step 1.
 //!
-//! Cost: O(topics x members x log members + queues x log queues), never queues x members.
+//! Cost, unweighted: about O(members x 64 x log + queues x log + extras), whatever the number of
+//! topics (a topic held by few members works on a ring of theirs alone); never queues x members.
+//! Weighted, pass 1 ranks every member for every topic: topics x members x log members.
 //! Hashes are FNV-1a 64 with a SplitMix64 finaliser: fixed by this file, the same everywhere.
 
 mod extras;
