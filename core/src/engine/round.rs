@@ -39,7 +39,7 @@ impl Rebalancer {
         topic: &str,
         queues: Option<&[MessageQueue]>,
         client_ids: Option<&[String]>,
-        given: Option<&JointShare>,
+        given: Option<JointShare>,
         now_ms: u64,
         host: &mut dyn Host,
     ) -> RoundReport {
@@ -87,7 +87,7 @@ impl Rebalancer {
 
     /// Sorts like `RebalanceImpl`, runs the strategy (unless a joint call already did), and notes
     /// what is wrong with the id list.
-    fn allocation(&self, mq_all: &[MessageQueue], ids: &[String], given: Option<&JointShare>, report: &mut RoundReport) -> Option<BTreeSet<MessageQueue>> {
+    fn allocation(&self, mq_all: &[MessageQueue], ids: &[String], given: Option<JointShare>, report: &mut RoundReport) -> Option<BTreeSet<MessageQueue>> {
         let mut cid_all = ids.to_vec();
         java_order::sort_client_ids(&mut cid_all);
         let duplicates = duplicated(&cid_all);
@@ -98,7 +98,7 @@ impl Rebalancer {
             report.warnings.push(Warning::ClientIdAbsent);
         }
         let share = match given {
-            Some(share) => share.clone(),
+            Some(share) => share,
             None => self
                 .strategy
                 .allocate(&self.config.group, &self.config.client_id, mq_all, &cid_all)
@@ -120,14 +120,14 @@ impl Rebalancer {
     /// across topics is asked once for all topics that share an id list (see `engine::joint`).
     pub fn rebalance_all(&mut self, views: &BTreeMap<String, TopicView>, now_ms: u64, host: &mut dyn Host) -> Vec<RoundReport> {
         let topics: Vec<String> = self.subscriptions.iter().cloned().collect();
-        let joint = self.joint_shares(&topics, views);
+        let mut joint = self.joint_shares(&topics, views);
         let mut reports: Vec<RoundReport> = topics
             .iter()
             .map(|topic| {
                 let view = views.get(topic);
                 let queues = view.and_then(|v| v.queues.as_deref());
                 let ids = view.and_then(|v| v.client_ids.as_deref());
-                self.round(topic, queues, ids, joint.get(topic), now_ms, host)
+                self.round(topic, queues, ids, joint.remove(topic), now_ms, host)
             })
             .collect();
         if let Some(cleanup) = self.truncate_unsubscribed(now_ms, host) {

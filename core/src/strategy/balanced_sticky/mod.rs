@@ -140,15 +140,16 @@ impl Strategy for BalancedSticky {
             return Ok(Allocation::Positions(Vec::new()));
         }
         let (members, mut shares) = self.shares(mq_all, cid_all);
-        let me = members.iter().position(|m| m == current_id).expect("check found the id");
-        Ok(Allocation::Positions(std::mem::take(&mut shares[me])))
+        // `check` found the id, so it is a member.
+        let me = members.iter().position(|m| m == current_id);
+        Ok(Allocation::Positions(me.map(|me| std::mem::take(&mut shares[me])).unwrap_or_default()))
     }
 
     /// One computation for the whole group.
     fn allocate_group(&self, _group: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<GroupAllocation> {
         super::check_group(mq_all, cid_all)?;
         let (members, shares) = self.shares(mq_all, cid_all);
-        let index: std::collections::HashMap<&str, usize> = members.iter().enumerate().map(|(i, m)| (m.as_str(), i)).collect();
+        let index: HashMap<&str, usize> = members.iter().enumerate().map(|(i, m)| (m.as_str(), i)).collect();
         let members = super::distinct_in_order(cid_all)
             .into_iter()
             .map(|id| MemberShare { client_id: id.to_owned(), allocation: Allocation::Positions(shares[index[id]].clone()) })
