@@ -91,8 +91,7 @@ fn run_table(args: Args) -> Result<ExitCode, String> {
     topics.sort_unstable();
     topics.dedup();
     let mut per_consumer: Vec<Vec<&MessageQueue>> = vec![Vec::new(); consumers.len()];
-    let slot_of: std::collections::HashMap<&str, usize> =
-        consumers.iter().enumerate().rev().map(|(i, c)| (c.as_str(), i)).collect();
+    let slot_of: std::collections::HashMap<&str, usize> = consumers.iter().enumerate().rev().map(|(i, c)| (c.as_str(), i)).collect();
     let (mut orphaned, mut double_owned, mut duplicates) = (0, 0, Vec::new());
     // RebalanceImpl asks per topic; a strategy that balances across topics is asked once with
     // every queue, as its whole-group view is meant to be used.
@@ -129,12 +128,8 @@ fn run_table(args: Args) -> Result<ExitCode, String> {
         }
         println!("{id:<width$}  {:>6}  {}", owned.len(), queue_spec::format(owned));
     }
-    let loads: Vec<(usize, u64)> = consumers
-        .iter()
-        .zip(&per_consumer)
-        .filter(|(id, _)| seen.remove(id))
-        .map(|(id, owned)| (owned.len(), strategy.share_weight(id)))
-        .collect();
+    let loads: Vec<(usize, u64)> =
+        consumers.iter().zip(&per_consumer).filter(|(id, _)| seen.remove(id)).map(|(id, owned)| (owned.len(), strategy.share_weight(id))).collect();
     if let (Some(min), Some(max)) = (loads.iter().map(|l| l.0).min(), loads.iter().map(|l| l.0).max()) {
         let idle = loads.iter().filter(|l| l.0 == 0).count();
         let total_weight: u64 = loads.iter().map(|l| l.1).sum();
@@ -144,7 +139,9 @@ fn run_table(args: Args) -> Result<ExitCode, String> {
         } else {
             // Each consumer's fair share is queues x weight / total weight.
             let worst = loads.iter().map(|(n, w)| *n as f64 * total_weight as f64 / (queues.len() as f64 * *w as f64)).fold(0.0, f64::max);
-            println!("\nbalance (weighted): min {min}, max {max}, largest count/share {worst:.2} (share: queues x weight / total weight), idle consumers {idle}");
+            println!(
+                "\nbalance (weighted): min {min}, max {max}, largest count/share {worst:.2} (share: queues x weight / total weight), idle consumers {idle}"
+            );
         }
     }
     println!("check: {orphaned} orphaned queue(s), {double_owned} double-owned queue(s)");

@@ -140,7 +140,13 @@ pub fn run_cmd(args: Args) -> Result<ExitCode, String> {
     } else {
         run_many(&scenario, &seeds, semantics, args.threads.max(1))
     };
-    let mut agg = Aggregate { scenario: scenario.name.clone(), semantics: args.semantics.clone(), first_seed: seeds[0], last_seed: *seeds.last().expect("non-empty"), ..Aggregate::default() };
+    let mut agg = Aggregate {
+        scenario: scenario.name.clone(),
+        semantics: args.semantics.clone(),
+        first_seed: seeds[0],
+        last_seed: *seeds.last().expect("non-empty"),
+        ..Aggregate::default()
+    };
     for s in &summaries {
         agg.add(s);
     }

@@ -111,10 +111,7 @@ fn balanced_sticky_table_balances_across_topics() {
 #[test]
 fn compare_reports_every_strategy_with_movement_against_the_bound() {
     let svg = std::env::temp_dir().join(format!("rmq-compare-{}.svg", std::process::id()));
-    let out = run(
-        &["compare", "--topics", "1,4", "--queues", "4,8", "--members", "3,5", "--json", "--svg", svg.to_str().unwrap()],
-        "",
-    );
+    let out = run(&["compare", "--topics", "1,4", "--queues", "4,8", "--members", "3,5", "--json", "--svg", svg.to_str().unwrap()], "");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let summary = v["summary"].as_array().unwrap();

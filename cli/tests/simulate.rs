@@ -46,7 +46,11 @@ fn scenario_files_are_read() {
     let dir = std::env::temp_dir().join(format!("rmq-sim-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("tiny.toml");
-    std::fs::write(&file, "name = \"tiny\"\nlength_s = 30\ndrain_s = 60\nbrokers = 1\ninitial_consumers = 2\n[[topics]]\nname = \"T\"\nqueues_per_broker = 2\norderly = true\n").unwrap();
+    std::fs::write(
+        &file,
+        "name = \"tiny\"\nlength_s = 30\ndrain_s = 60\nbrokers = 1\ninitial_consumers = 2\n[[topics]]\nname = \"T\"\nqueues_per_broker = 2\norderly = true\n",
+    )
+    .unwrap();
     let out = rmq(&["simulate", "--scenario", file.to_str().unwrap(), "--seeds", "2", "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

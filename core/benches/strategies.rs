@@ -15,8 +15,7 @@ const SIZES: &[(usize, usize)] = &[(16, 4), (1_000, 100), (100_000, 1_000)];
 
 fn input(n: usize, m: usize) -> (Vec<MessageQueue>, Vec<String>) {
     let rooms = ["hz", "sh"];
-    let mut queues: Vec<MessageQueue> =
-        (0..n).map(|i| MessageQueue::new("TopicA", format!("{}@broker-{}", rooms[i % 2], i % 8), (i / 8) as i32)).collect();
+    let mut queues: Vec<MessageQueue> = (0..n).map(|i| MessageQueue::new("TopicA", format!("{}@broker-{}", rooms[i % 2], i % 8), (i / 8) as i32)).collect();
     let mut ids: Vec<String> = (0..m).map(|i| format!("{}@10.0.{}.{}@{}", rooms[i % 2], i / 250, i % 250, 4000 + i)).collect();
     java_order::sort_queues(&mut queues);
     java_order::sort_client_ids(&mut ids);
@@ -41,7 +40,8 @@ fn many_topics(c: &mut Criterion) {
     let ids: Vec<String> = (0..1000).map(|i| format!("10.0.{}.{}@{}", i / 200, i % 200, 4000 + i)).collect();
     let mut g = c.benchmark_group("group_view_100_topics/100000x1000");
     g.sample_size(10);
-    let pair: [(&str, Arc<dyn Strategy>); 2] = [("CONSISTENT_HASH", Arc::new(ConsistentHash::default())), ("BALANCED_STICKY", Arc::new(BalancedSticky::default()))];
+    let pair: [(&str, Arc<dyn Strategy>); 2] =
+        [("CONSISTENT_HASH", Arc::new(ConsistentHash::default())), ("BALANCED_STICKY", Arc::new(BalancedSticky::default()))];
     for (name, s) in pair {
         g.bench_function(name, |b| b.iter(|| s.allocate_group("g", black_box(&queues), &ids).unwrap()));
     }
@@ -58,9 +58,7 @@ fn bench(c: &mut Criterion) {
             g.sample_size(10);
         }
         // Baseline 1: touch every queue once (what any allocation must at least do).
-        g.bench_function("baseline/one_pass", |b| {
-            b.iter(|| black_box(&queues).iter().map(|q| q.queue_id as usize ^ q.broker_name.len()).sum::<usize>())
-        });
+        g.bench_function("baseline/one_pass", |b| b.iter(|| black_box(&queues).iter().map(|q| q.queue_id as usize ^ q.broker_name.len()).sum::<usize>()));
         // Baseline 2: the key and MD5 of every queue, the work consistent hash cannot avoid.
         g.bench_function("baseline/md5_queue_keys", |b| {
             let mut key = String::new();
@@ -77,7 +75,9 @@ fn bench(c: &mut Criterion) {
             })
         });
         for (name, s) in strategies() {
-            g.bench_with_input(BenchmarkId::new("one_member", name), &(), |b, _| b.iter(|| s.allocate_positions("g", current, black_box(&queues), &ids).unwrap()));
+            g.bench_with_input(BenchmarkId::new("one_member", name), &(), |b, _| {
+                b.iter(|| s.allocate_positions("g", current, black_box(&queues), &ids).unwrap())
+            });
             g.bench_with_input(BenchmarkId::new("group", name), &(), |b, _| b.iter(|| s.allocate_group("g", black_box(&queues), &ids).unwrap()));
         }
         // A fresh instance every time: the ring is built from scratch (first call after a change

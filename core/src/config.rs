@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use crate::error::{Error, Result};
 use crate::queue::MessageQueue;
 use crate::strategy::{
-    AveragelyByCircle, Averagely, BalancedSticky, ByConfig, StableKey, ByMachineRoom, ConsistentHash, MachineRoomNearby, SeparatorResolver, Strategy,
+    Averagely, AveragelyByCircle, BalancedSticky, ByConfig, ByMachineRoom, ConsistentHash, MachineRoomNearby, SeparatorResolver, StableKey, Strategy,
 };
 
 /// Every name a strategy answers to, for error messages.
@@ -126,10 +126,7 @@ impl StrategyConfig {
     }
 
     pub fn from_value(value: &Value) -> Result<Self> {
-        let name = value
-            .get("strategy")
-            .and_then(Value::as_str)
-            .ok_or_else(|| invalid("<config>", "expected an object with a string field `strategy`"))?;
+        let name = value.get("strategy").and_then(Value::as_str).ok_or_else(|| invalid("<config>", "expected an object with a string field `strategy`"))?;
         Self::from_name(name, value.get("params").unwrap_or(&Value::Null))
     }
 
@@ -174,10 +171,9 @@ impl StrategyConfig {
             StrategyConfig::Averagely => Arc::new(Averagely),
             StrategyConfig::Circle => Arc::new(AveragelyByCircle),
             StrategyConfig::ConsistentHash { virtual_node_count } => Arc::new(ConsistentHash::new(*virtual_node_count)?),
-            StrategyConfig::MachineRoomNearby { inner, broker_room_sep, consumer_room_sep } => Arc::new(MachineRoomNearby::new(
-                inner.build()?,
-                Arc::new(SeparatorResolver::new(broker_room_sep.as_str(), consumer_room_sep.as_str())?),
-            )),
+            StrategyConfig::MachineRoomNearby { inner, broker_room_sep, consumer_room_sep } => {
+                Arc::new(MachineRoomNearby::new(inner.build()?, Arc::new(SeparatorResolver::new(broker_room_sep.as_str(), consumer_room_sep.as_str())?)))
+            }
             StrategyConfig::ByMachineRoom { consume_idcs } => {
                 Arc::new(ByMachineRoom::new(consume_idcs.as_ref().map(|v| v.iter().cloned().collect::<HashSet<_>>())))
             }

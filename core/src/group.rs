@@ -7,9 +7,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use crate::error::Result;
 use crate::queue::MessageQueue;
 use crate::strategy::{Allocation, Strategy};
-use crate::error::Result;
 
 /// One member's share in a [`GroupAllocation`].
 #[derive(Clone, Debug, PartialEq, Eq)]

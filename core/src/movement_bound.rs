@@ -7,8 +7,8 @@
 //! extras (one per topic at most, totals within one) is a small min-cost flow; the bound is the
 //! number of queues that cannot stay.
 
-use std::collections::{BTreeMap, HashMap};
 use std::collections::VecDeque;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::queue::MessageQueue;
 

@@ -64,11 +64,7 @@ impl MessageQueue {
 /// Java's `toString()`: `MessageQueue [topic=T, brokerName=B, queueId=N]`.
 impl fmt::Display for MessageQueue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "MessageQueue [topic={}, brokerName={}, queueId={}]",
-            self.topic, self.broker_name, self.queue_id
-        )
+        write!(f, "MessageQueue [topic={}, brokerName={}, queueId={}]", self.topic, self.broker_name, self.queue_id)
     }
 }
 

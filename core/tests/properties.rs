@@ -24,10 +24,8 @@ fn group_input() -> impl Strategy<Value = (Vec<MessageQueue>, Vec<String>)> {
     let queues = proptest::collection::btree_set((0..3usize, 0..4usize, 0..4usize, 0..40i32), 1..150);
     let ids = proptest::collection::btree_set((0..4usize, 0..10_000u32), 1..30);
     (queues, ids).prop_map(|(queues, ids)| {
-        let mut mqs: Vec<MessageQueue> = queues
-            .into_iter()
-            .map(|(t, room, b, q)| MessageQueue::new(format!("Topic{}", NAMES[t]), format!("{}-broker{b}", NAMES[room]), q))
-            .collect();
+        let mut mqs: Vec<MessageQueue> =
+            queues.into_iter().map(|(t, room, b, q)| MessageQueue::new(format!("Topic{}", NAMES[t]), format!("{}-broker{b}", NAMES[room]), q)).collect();
         let mut cids: Vec<String> = ids.into_iter().map(|(room, n)| format!("{}@{n}", NAMES[room])).collect();
         java_order::sort_queues(&mut mqs);
         java_order::sort_client_ids(&mut cids);

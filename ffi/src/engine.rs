@@ -105,8 +105,8 @@ pub unsafe extern "C" fn rmq_rebalancer_new(config_json: *const c_char, strategy
         let out = out_arg(out)?;
         // SAFETY: the caller's arguments.
         let (text, strategy) = unsafe { (str_arg(config_json)?, ref_arg(strategy)?) };
-        let config: RebalanceConfig = serde_json::from_str(text)
-            .map_err(|e| Error::InvalidParameters { strategy: "rebalancer".into(), reason: e.to_string() })?;
+        let config: RebalanceConfig =
+            serde_json::from_str(text).map_err(|e| Error::InvalidParameters { strategy: "rebalancer".into(), reason: e.to_string() })?;
         let rebalancer = Rebalancer::new(config, strategy.inner.clone())?;
         // SAFETY: checked non-NULL.
         unsafe { write_out(out, Box::into_raw(Box::new(rmq_rebalancer { inner: Mutex::new(rebalancer) }))) };
@@ -173,9 +173,7 @@ pub unsafe extern "C" fn rmq_rebalancer_rebalance_topic(
             let topic = str_arg(topic)?;
             let view = topic_view(queues, client_ids, client_ids_len)?;
             let mut host = host_arg(host)?;
-            let report = with_rebalancer(rebalancer, |r| {
-                Ok(r.rebalance_topic(topic, view.queues.as_deref(), view.client_ids.as_deref(), now_ms, &mut host))
-            })?;
+            let report = with_rebalancer(rebalancer, |r| Ok(r.rebalance_topic(topic, view.queues.as_deref(), view.client_ids.as_deref(), now_ms, &mut host)))?;
             write_out(out, rmq_round_report::into_raw(report));
         }
         Ok(())
@@ -223,7 +221,12 @@ pub unsafe extern "C" fn rmq_rebalancer_rebalance_all(
 
 /// `lockAll` (every 20 s for orderly consumers): renews the broker lock of every held queue.
 #[no_mangle]
-pub unsafe extern "C" fn rmq_rebalancer_lock_all(rebalancer: *const rmq_rebalancer, now_ms: u64, host: *const rmq_host, out: *mut rmq_lock_summary) -> rmq_result {
+pub unsafe extern "C" fn rmq_rebalancer_lock_all(
+    rebalancer: *const rmq_rebalancer,
+    now_ms: u64,
+    host: *const rmq_host,
+    out: *mut rmq_lock_summary,
+) -> rmq_result {
     boundary(|| {
         let out = out_arg(out)?;
         // SAFETY: the caller's arguments.

@@ -20,7 +20,8 @@ use rocketmq_rebalance::{Error, MessageQueue};
 #[repr(C)]
 pub struct rmq_machine_room_resolver {
     pub user_data: *mut c_void,
-    pub broker_room: Option<unsafe extern "C" fn(user_data: *mut c_void, topic: *const c_char, broker_name: *const c_char, queue_id: i32, room: *mut *const c_char) -> i32>,
+    pub broker_room:
+        Option<unsafe extern "C" fn(user_data: *mut c_void, topic: *const c_char, broker_name: *const c_char, queue_id: i32, room: *mut *const c_char) -> i32>,
     pub consumer_room: Option<unsafe extern "C" fn(user_data: *mut c_void, client_id: *const c_char, room: *mut *const c_char) -> i32>,
     pub free_user_data: Option<unsafe extern "C" fn(user_data: *mut c_void)>,
 }

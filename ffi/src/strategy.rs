@@ -13,8 +13,8 @@ use rocketmq_rebalance::{Error, Strategy, StrategyConfig};
 use serde_json::Value;
 
 use crate::args::{opt_str_arg, out_arg, owned_ids, ref_arg, slice_arg, str_arg, with_ids, write_out};
-use crate::panic::{boundary, boundary_or, free_boxed};
 use crate::id_list::rmq_id_list;
+use crate::panic::{boundary, boundary_or, free_boxed};
 use crate::queue_list::rmq_queue_list;
 use crate::resolver::{rmq_machine_room_resolver, CResolver};
 use crate::result::rmq_result;

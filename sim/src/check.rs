@@ -139,7 +139,10 @@ impl Checks {
             } else {
                 self.summary.violations.offset_regressions += 1;
                 let owners = self.owners.get(queue).cloned().unwrap_or_default();
-                self.note(format!("t={now}ms {queue}: instance {writer} commits {new} over {old} (owners now {owners:?}, lock lost: {:?})", self.lock_loss.get(queue)));
+                self.note(format!(
+                    "t={now}ms {queue}: instance {writer} commits {new} over {old} (owners now {owners:?}, lock lost: {:?})",
+                    self.lock_loss.get(queue)
+                ));
             }
         }
     }
@@ -147,9 +150,7 @@ impl Checks {
     /// Whether `earlier` still owned `queue` when `later`'s latest ownership stint began (or one
     /// tick before: a handoff inside one tick).
     fn overlapping(&self, queue: &MessageQueue, earlier: usize, later: usize) -> bool {
-        let (Some(&(_, earlier_last)), Some(&(later_start, _))) =
-            (self.stints.get(&(queue.clone(), earlier)), self.stints.get(&(queue.clone(), later)))
-        else {
+        let (Some(&(_, earlier_last)), Some(&(later_start, _))) = (self.stints.get(&(queue.clone(), earlier)), self.stints.get(&(queue.clone(), later))) else {
             return false;
         };
         earlier_last + crate::run::TICK_MS >= later_start
@@ -157,9 +158,9 @@ impl Checks {
 
     /// Whether a restart wiped the lock of `queue`, held by one of `instances`, shortly before.
     fn after_lock_loss(&self, queue: &MessageQueue, now: u64, instances: &[usize]) -> bool {
-        self.lock_loss.get(queue).is_some_and(|(holder, at)| {
-            now.saturating_sub(*at) <= LOCK_LOSS_WINDOW_MS && instances.iter().any(|&i| self.client_of.get(i) == Some(holder))
-        })
+        self.lock_loss
+            .get(queue)
+            .is_some_and(|(holder, at)| now.saturating_sub(*at) <= LOCK_LOSS_WINDOW_MS && instances.iter().any(|&i| self.client_of.get(i) == Some(holder)))
     }
 
     fn note(&mut self, text: String) {

@@ -11,7 +11,9 @@ use rocketmq_rebalance::engine::{Semantics, TopicView};
 use rocketmq_rebalance::{MessageQueue, Strategy, StrategyConfig};
 
 use crate::check::{Checks, Summary};
-use crate::consumer::{Call, GroupClient, Process, SimHost, LOCK_RENEW_MS, ORDERLY_BATCH, PERSIST_INTERVAL_MS, PULL_BATCH, REBALANCE_INTERVAL_MS, UNBALANCED_RETRY_MS};
+use crate::consumer::{
+    Call, GroupClient, Process, SimHost, LOCK_RENEW_MS, ORDERLY_BATCH, PERSIST_INTERVAL_MS, PULL_BATCH, REBALANCE_INTERVAL_MS, UNBALANCED_RETRY_MS,
+};
 use crate::scenario::{EventKind, Scenario};
 use crate::world::{broker_name, Topic, World};
 
@@ -69,7 +71,17 @@ pub fn run(scenario: &Scenario, seed: u64, semantics: Semantics, mut observer: O
     world.checks.summary.scenario = scenario.name.clone();
     world.checks.summary.seed = seed;
     world.checks.summary.semantics = format!("{semantics:?}").to_lowercase();
-    let mut sim = Sim { scenario, semantics, world, strategy, processes: Vec::new(), pending_unregister: Vec::new(), quiet_since: 0, convergence_checked: false, events: Vec::new() };
+    let mut sim = Sim {
+        scenario,
+        semantics,
+        world,
+        strategy,
+        processes: Vec::new(),
+        pending_unregister: Vec::new(),
+        quiet_since: 0,
+        convergence_checked: false,
+        events: Vec::new(),
+    };
     for _ in 0..scenario.initial_consumers {
         sim.join(None);
     }
@@ -164,7 +176,15 @@ impl Sim<'_> {
         process.alive = false;
         let instance = process.instance;
         for g in &mut process.groups {
-            let mut host = SimHost { world: &mut self.world, offsets: &mut g.offsets, pulls: &mut g.pulls, calls: &g.calls, client_id: &process.client_id, instance, scheduled: None };
+            let mut host = SimHost {
+                world: &mut self.world,
+                offsets: &mut g.offsets,
+                pulls: &mut g.pulls,
+                calls: &g.calls,
+                client_id: &process.client_id,
+                instance,
+                scheduled: None,
+            };
             g.rebalancer.shutdown(&mut host);
         }
         self.world.checks.abandon_calls(instance, now);
@@ -341,7 +361,15 @@ impl Sim<'_> {
             }
         }
 
-        let mut host = SimHost { world: &mut self.world, offsets: &mut group.offsets, pulls: &mut group.pulls, calls: &group.calls, client_id: &client_id, instance, scheduled: None };
+        let mut host = SimHost {
+            world: &mut self.world,
+            offsets: &mut group.offsets,
+            pulls: &mut group.pulls,
+            calls: &group.calls,
+            client_id: &client_id,
+            instance,
+            scheduled: None,
+        };
         if let Some(ids) = ids {
             let topic = &host.world.topics[g];
             let views: BTreeMap<String, TopicView> = [(topic.name.clone(), TopicView { queues: Some(topic.queues.clone()), client_ids: ids })].into();
@@ -449,7 +477,8 @@ impl Sim<'_> {
     fn disturbed(&self) -> bool {
         let now = self.world.now;
         let f = &self.scenario.faults;
-        let random_faults = f.join + f.leave + f.crash + f.broker_restart + f.expand_topics + f.duplicate_id + f.slow_consume + f.stale_view + f.call_failure > 0.0;
+        let random_faults =
+            f.join + f.leave + f.crash + f.broker_restart + f.expand_topics + f.duplicate_id + f.slow_consume + f.stale_view + f.call_failure > 0.0;
         let ids = self.world.client_ids();
         let mut sorted = ids.clone();
         sorted.sort();
@@ -471,4 +500,3 @@ pub fn letter(instance: usize) -> String {
         format!("a{}", instance + 1)
     }
 }
-

@@ -67,7 +67,11 @@ pub enum EventKind {
     /// A consumer shuts down cleanly (commits, unlocks, unregisters); `None` picks one by seed.
     Leave { consumer: Option<usize> },
     /// A consumer dies: no commit, no unlock; the broker notices within `detect_s`.
-    Crash { consumer: Option<usize>, #[serde(default = "default_detect")] detect_s: u64 },
+    Crash {
+        consumer: Option<usize>,
+        #[serde(default = "default_detect")]
+        detect_s: u64,
+    },
     /// A broker goes down for `down_s` and comes back with an empty lock table.
     BrokerRestart { broker: usize, down_s: u64 },
     /// Every topic gets `add_per_broker` more queues on each broker.
@@ -138,7 +142,17 @@ impl Scenario {
             }
         }
         let f = &self.faults;
-        for (name, p) in [("join", f.join), ("leave", f.leave), ("crash", f.crash), ("broker_restart", f.broker_restart), ("expand_topics", f.expand_topics), ("duplicate_id", f.duplicate_id), ("slow_consume", f.slow_consume), ("stale_view", f.stale_view), ("call_failure", f.call_failure)] {
+        for (name, p) in [
+            ("join", f.join),
+            ("leave", f.leave),
+            ("crash", f.crash),
+            ("broker_restart", f.broker_restart),
+            ("expand_topics", f.expand_topics),
+            ("duplicate_id", f.duplicate_id),
+            ("slow_consume", f.slow_consume),
+            ("stale_view", f.stale_view),
+            ("call_failure", f.call_failure),
+        ] {
             if !(0.0..=1.0).contains(&p) {
                 return bad(format!("fault rate {name} = {p} is not a probability"));
             }

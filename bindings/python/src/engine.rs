@@ -194,9 +194,8 @@ impl PyRebalancer {
     /// orderly, consume_from, consume_timestamp_ms, timing, semantics).
     #[new]
     fn new(py: Python<'_>, config: Bound<'_, PyDict>, strategy: PyRef<'_, PyStrategy>) -> PyResult<Self> {
-        let config: RebalanceConfig = pythonize::depythonize(config.as_any()).map_err(|e| {
-            crate::errors::to_py(py, &rocketmq_rebalance::Error::InvalidParameters { strategy: "rebalancer".into(), reason: e.to_string() })
-        })?;
+        let config: RebalanceConfig = pythonize::depythonize(config.as_any())
+            .map_err(|e| crate::errors::to_py(py, &rocketmq_rebalance::Error::InvalidParameters { strategy: "rebalancer".into(), reason: e.to_string() }))?;
         let inner = Rebalancer::new(config, std::sync::Arc::clone(&strategy.inner)).py_err(py)?;
         Ok(PyRebalancer { inner: Mutex::new(inner) })
     }
@@ -238,11 +237,15 @@ impl PyRebalancer {
             let client_ids = ids.map(|c| extract_ids(Some(&c), "client_ids")).transpose()?;
             map.insert(topic, TopicView { queues, client_ids });
         }
-        self.with_host(host, |r, h| r.rebalance_all(&map, now_ms, h), |reports, f| {
-            if let Some(last) = reports.last_mut() {
-                last.warnings.extend(warn(f));
-            }
-        })
+        self.with_host(
+            host,
+            |r, h| r.rebalance_all(&map, now_ms, h),
+            |reports, f| {
+                if let Some(last) = reports.last_mut() {
+                    last.warnings.extend(warn(f));
+                }
+            },
+        )
     }
 
     fn lock_all<'py>(&self, now_ms: u64, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -277,4 +280,3 @@ impl PyRebalancer {
         Ok(out)
     }
 }
-

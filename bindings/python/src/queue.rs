@@ -84,8 +84,7 @@ pub fn extract_ids(seq: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Vec<S
     seq.try_iter()?
         .map(|item| {
             let item = item?;
-            item.extract::<String>()
-                .map_err(|_| pyo3::exceptions::PyTypeError::new_err(format!("{what} must contain str, got {}", type_name(&item))))
+            item.extract::<String>().map_err(|_| pyo3::exceptions::PyTypeError::new_err(format!("{what} must contain str, got {}", type_name(&item))))
         })
         .collect()
 }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::PyClassInitializer;
 use pyo3::types::{PyDict, PyList};
+use pyo3::PyClassInitializer;
 use rocketmq_rebalance::strategy::{
     positions_by_counts, Allocation, Averagely, AveragelyByCircle, BalancedSticky, ByConfig, ByMachineRoom, ConsistentHash, CountStrategy, MachineRoomNearby,
     MachineRoomResolver, SeparatorResolver, StableKey,
@@ -40,12 +40,7 @@ thread_local! {
 impl PyStrategy {
     /// Runs the core with the GIL released for large inputs, then maps a resolver's own exception
     /// back. `Ok(None)` is Java's null result (CONFIG without a list).
-    pub fn run<T: Send>(
-        &self,
-        py: Python<'_>,
-        size: usize,
-        f: impl FnOnce(&dyn Strategy) -> Result<T, Error> + Send,
-    ) -> PyResult<Option<T>> {
+    pub fn run<T: Send>(&self, py: Python<'_>, size: usize, f: impl FnOnce(&dyn Strategy) -> Result<T, Error> + Send) -> PyResult<Option<T>> {
         let inner = Arc::clone(&self.inner);
         let result = if size > RELEASE_GIL_ABOVE { py.detach(move || f(inner.as_ref())) } else { f(inner.as_ref()) };
         match result {
@@ -79,7 +74,9 @@ fn allocate_by_counts<'py>(
     let as_seq = |o: Option<&Bound<'py, PyAny>>| -> Option<Option<Bound<'py, pyo3::types::PySequence>>> {
         match o {
             None => Some(None),
-            Some(o) if o.is_instance_of::<PyList>() || o.is_instance_of::<pyo3::types::PyTuple>() => o.cast::<pyo3::types::PySequence>().ok().cloned().map(Some),
+            Some(o) if o.is_instance_of::<PyList>() || o.is_instance_of::<pyo3::types::PyTuple>() => {
+                o.cast::<pyo3::types::PySequence>().ok().cloned().map(Some)
+            }
             Some(_) => None,
         }
     };
@@ -305,7 +302,9 @@ impl PyResolver {
                 if room.is_none() {
                     Ok(None)
                 } else {
-                    room.extract::<String>().map(Some).map_err(|_| PyTypeError::new_err(format!("a machine room must be str or None, got {}", type_name(&room))))
+                    room.extract::<String>()
+                        .map(Some)
+                        .map_err(|_| PyTypeError::new_err(format!("a machine room must be str or None, got {}", type_name(&room))))
                 }
             });
             outcome.map_err(|err| {
@@ -383,9 +382,8 @@ impl PySeparatorResolver {
 #[pyo3(signature = (name, **params))]
 fn strategy_from_config(py: Python<'_>, name: &str, params: Option<Bound<'_, PyDict>>) -> PyResult<PyStrategy> {
     let params: serde_json::Value = match params {
-        Some(p) => pythonize::depythonize(p.as_any()).map_err(|e| {
-            to_py(py, &Error::InvalidParameters { strategy: name.to_owned(), reason: format!("parameters are not JSON-like: {e}") })
-        })?,
+        Some(p) => pythonize::depythonize(p.as_any())
+            .map_err(|e| to_py(py, &Error::InvalidParameters { strategy: name.to_owned(), reason: format!("parameters are not JSON-like: {e}") }))?,
         None => serde_json::Value::Null,
     };
     let inner = StrategyConfig::from_name(name, &params).and_then(|c| c.build()).py_err(py)?;

@@ -83,9 +83,7 @@ impl Rebalancer {
                 ConsumeFromWhere::LastOffset => host.max_offset(queue).map_err(|e| describe("max offset", e))?,
                 ConsumeFromWhere::FirstOffset => 0,
                 ConsumeFromWhere::Timestamp if retry => host.max_offset(queue).map_err(|e| describe("max offset", e))?,
-                ConsumeFromWhere::Timestamp => {
-                    host.search_offset(queue, self.config.consume_timestamp_ms).map_err(|e| describe("search offset", e))?
-                }
+                ConsumeFromWhere::Timestamp => host.search_offset(queue, self.config.consume_timestamp_ms).map_err(|e| describe("search offset", e))?,
             },
         };
         if offset < 0 {

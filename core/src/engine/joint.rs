@@ -35,8 +35,7 @@ impl Rebalancer {
             }
         }
         for (ids, group) in by_ids {
-            let mq_all: BTreeSet<MessageQueue> =
-                group.iter().flat_map(|t| views[*t].queues.iter().flatten().filter(|q| *q.topic == **t)).cloned().collect();
+            let mq_all: BTreeSet<MessageQueue> = group.iter().flat_map(|t| views[*t].queues.iter().flatten().filter(|q| *q.topic == **t)).cloned().collect();
             let mq_all: Vec<MessageQueue> = mq_all.into_iter().collect();
             let share: JointShare = self
                 .strategy

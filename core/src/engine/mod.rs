@@ -46,9 +46,7 @@ use std::sync::Arc;
 
 pub use config::{ConsumeFromWhere, ConsumeType, MessageModel, RebalanceConfig, Semantics, Timing};
 pub use host::{Host, HostError, OffsetRead, ReadFrom};
-pub use report::{
-    Acquired, DeferReason, Deferred, LockReport, ReleaseReason, Released, RoundReport, RoundSkipped, SkipReason, Skipped, Warning,
-};
+pub use report::{Acquired, DeferReason, Deferred, LockReport, ReleaseReason, Released, RoundReport, RoundSkipped, SkipReason, Skipped, Warning};
 pub use round::TopicView;
 pub use state::QueueState;
 

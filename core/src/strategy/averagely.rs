@@ -22,7 +22,13 @@ fn block_range(n: usize, m: usize, idx: usize) -> Range<usize> {
     let (n, m, idx) = (n as i64, m as i64, idx as i64);
     let rem = n % m;
     let bigger = rem > 0 && idx < rem;
-    let avg = if n <= m { 1 } else if bigger { n / m + 1 } else { n / m };
+    let avg = if n <= m {
+        1
+    } else if bigger {
+        n / m + 1
+    } else {
+        n / m
+    };
     let start = if bigger { idx * avg } else { idx * avg + rem };
     let len = avg.min(n - start).max(0);
     // start <= n + m and len >= 0, so both fit in usize.
@@ -47,12 +53,7 @@ impl Strategy for Averagely {
     fn allocate_group(&self, _group: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<GroupAllocation> {
         check_group(mq_all, cid_all)?;
         let (n, m) = (mq_all.len(), cid_all.len());
-        let members = first_indices(cid_all)
-            .map(|(idx, id)| MemberShare {
-                client_id: id.to_owned(),
-                allocation: block(n, m, idx),
-            })
-            .collect();
+        let members = first_indices(cid_all).map(|(idx, id)| MemberShare { client_id: id.to_owned(), allocation: block(n, m, idx) }).collect();
         Ok(GroupAllocation { members })
     }
 }

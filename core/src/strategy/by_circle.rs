@@ -32,9 +32,7 @@ impl Strategy for AveragelyByCircle {
     fn allocate_group(&self, _group: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<GroupAllocation> {
         check_group(mq_all, cid_all)?;
         let (n, m) = (mq_all.len(), cid_all.len());
-        let members = first_indices(cid_all)
-            .map(|(idx, id)| MemberShare { client_id: id.to_owned(), allocation: dealt(n, m, idx) })
-            .collect();
+        let members = first_indices(cid_all).map(|(idx, id)| MemberShare { client_id: id.to_owned(), allocation: dealt(n, m, idx) }).collect();
         Ok(GroupAllocation { members })
     }
 }

@@ -42,13 +42,10 @@ impl ConsistentHash {
         if virtual_nodes < 0 {
             return Err(Error::IllegalVirtualNodeCount(virtual_nodes));
         }
-        let virtual_nodes = u32::try_from(virtual_nodes)
-            .ok()
-            .filter(|&v| i32::try_from(v).is_ok())
-            .ok_or_else(|| Error::InvalidParameters {
-                strategy: "CONSISTENT_HASH".into(),
-                reason: format!("virtual_node_count {virtual_nodes} does not fit Java's int"),
-            })?;
+        let virtual_nodes = u32::try_from(virtual_nodes).ok().filter(|&v| i32::try_from(v).is_ok()).ok_or_else(|| Error::InvalidParameters {
+            strategy: "CONSISTENT_HASH".into(),
+            reason: format!("virtual_node_count {virtual_nodes} does not fit Java's int"),
+        })?;
         Ok(ConsistentHash { virtual_nodes, last_ring: Mutex::new(None) })
     }
 
@@ -161,11 +158,7 @@ impl Strategy for ConsistentHash {
         }
         let ring = self.ring_for(cid_all)?;
         let me = ring.members.iter().position(|m| m == current_id).map(|i| i as u32);
-        let positions = Self::route_all(&ring, mq_all)
-            .enumerate()
-            .filter(|&(_, owner)| owner.is_some() && owner == me)
-            .map(|(i, _)| i)
-            .collect();
+        let positions = Self::route_all(&ring, mq_all).enumerate().filter(|&(_, owner)| owner.is_some() && owner == me).map(|(i, _)| i).collect();
         Ok(Allocation::Positions(positions))
     }
 

@@ -39,10 +39,7 @@ impl SeparatorResolver {
     pub fn new(broker_separator: impl Into<String>, consumer_separator: impl Into<String>) -> Result<Self> {
         let (broker_separator, consumer_separator) = (broker_separator.into(), consumer_separator.into());
         if broker_separator.is_empty() || consumer_separator.is_empty() {
-            return Err(Error::InvalidParameters {
-                strategy: "MACHINE_ROOM_NEARBY".into(),
-                reason: "room separators must not be empty".into(),
-            });
+            return Err(Error::InvalidParameters { strategy: "MACHINE_ROOM_NEARBY".into(), reason: "room separators must not be empty".into() });
         }
         Ok(SeparatorResolver { broker_separator, consumer_separator })
     }
@@ -54,10 +51,7 @@ impl SeparatorResolver {
 
 impl Default for SeparatorResolver {
     fn default() -> Self {
-        SeparatorResolver {
-            broker_separator: Self::DEFAULT_BROKER_SEPARATOR.into(),
-            consumer_separator: Self::DEFAULT_CONSUMER_SEPARATOR.into(),
-        }
+        SeparatorResolver { broker_separator: Self::DEFAULT_BROKER_SEPARATOR.into(), consumer_separator: Self::DEFAULT_CONSUMER_SEPARATOR.into() }
     }
 }
 
@@ -237,11 +231,7 @@ impl Strategy for MachineRoomNearby {
                 add_room(positions, cid_all, &mut pieces)?;
             }
         }
-        let members = members
-            .into_iter()
-            .zip(pieces)
-            .map(|(id, p)| MemberShare { client_id: id.to_owned(), allocation: Piece::concat(p, mq_all) })
-            .collect();
+        let members = members.into_iter().zip(pieces).map(|(id, p)| MemberShare { client_id: id.to_owned(), allocation: Piece::concat(p, mq_all) }).collect();
         Ok(GroupAllocation { members })
     }
 }

@@ -21,7 +21,6 @@ pub use by_machine_room::ByMachineRoom;
 pub use consistent_hash::{md5_ring_hash, ConsistentHash};
 pub use machine_room_nearby::{MachineRoomNearby, MachineRoomResolver, SeparatorResolver};
 
-
 use crate::error::{Error, Result};
 use crate::group::{GroupAllocation, MemberShare};
 use crate::queue::MessageQueue;
@@ -116,22 +115,10 @@ pub trait Strategy: Send + Sync + Debug {
     /// The share of `current_id`, as positions into `mq_all` (see [`Allocation`]).
     ///
     /// Java's null and empty are the same here: pass `""` or an empty slice for null.
-    fn allocate_positions(
-        &self,
-        group: &str,
-        current_id: &str,
-        mq_all: &[MessageQueue],
-        cid_all: &[String],
-    ) -> Result<Allocation>;
+    fn allocate_positions(&self, group: &str, current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Allocation>;
 
     /// The share of `current_id` as queues: Java's `allocate`.
-    fn allocate(
-        &self,
-        group: &str,
-        current_id: &str,
-        mq_all: &[MessageQueue],
-        cid_all: &[String],
-    ) -> Result<Vec<MessageQueue>> {
+    fn allocate(&self, group: &str, current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Vec<MessageQueue>> {
         Ok(self.allocate_positions(group, current_id, mq_all, cid_all)?.to_queues(mq_all))
     }
 
@@ -151,12 +138,7 @@ pub trait Strategy: Send + Sync + Debug {
     /// Every member's share at once: the same as calling [`Strategy::allocate_positions`] for each
     /// distinct client id (in order of first appearance), failing with the first member's error.
     /// Strategies that can do it in one pass override this.
-    fn allocate_group(
-        &self,
-        group: &str,
-        mq_all: &[MessageQueue],
-        cid_all: &[String],
-    ) -> Result<GroupAllocation> {
+    fn allocate_group(&self, group: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<GroupAllocation> {
         let members = distinct_in_order(cid_all)
             .into_iter()
             .map(|id| {

@@ -47,10 +47,10 @@ use std::ffi::{c_char, c_void, CString};
 use std::ptr;
 
 use arbitrary::Arbitrary;
-use libfuzzer_sys::fuzz_target;
 use engine::*;
 use group::*;
 use host::*;
+use libfuzzer_sys::fuzz_target;
 use queue_list::*;
 use report::*;
 use result::*;

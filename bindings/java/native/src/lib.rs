@@ -34,7 +34,12 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_Native_version<'l>(mut e
 /// `int Native.register(String name, String paramsJson)`: the id of a strategy configuration
 /// (the names and parameters of `StrategyConfig`), built on first use.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_Native_register<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, name: JString<'l>, params: JString<'l>) -> jint {
+pub extern "system" fn Java_io_github_rocketmqrebalance_Native_register<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    name: JString<'l>,
+    params: JString<'l>,
+) -> jint {
     boundary(&mut env, -1, |env| {
         let (name, params) = (string(env, &name)?, string(env, &params)?);
         cache::register(&name, &params)

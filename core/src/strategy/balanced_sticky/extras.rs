@@ -56,7 +56,14 @@ impl Weights {
 /// the topic's hash, walked lazily past members without room, so the cost follows the number of
 /// extras, not topics x members. Weighted, every eligible member is ranked (largest remainder
 /// first, ties by hash): topics x members x log members.
-pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], weights: &Weights, natural: &[Vec<(usize, u32)>], ring: &Ring) -> Vec<Vec<usize>> {
+pub(super) fn distribute(
+    sizes: &[usize],
+    hashes: &[u64],
+    members: &[String],
+    weights: &Weights,
+    natural: &[Vec<(usize, u32)>],
+    ring: &Ring,
+) -> Vec<Vec<usize>> {
     let c = members.len();
     let total: usize = sizes.iter().sum();
     // Floors summed over topics, one term per distinct topic size.
@@ -68,17 +75,8 @@ pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], we
     let lo: Vec<usize> = (0..c).map(|m| weights.floor(total, m) - floors[m]).collect();
     let hi: Vec<usize> = (0..c).map(|m| lo[m] + usize::from(weights.remainder(total, m) != 0)).collect();
     let at_hi_max = total - (0..c).map(|m| weights.floor(total, m)).sum::<usize>();
-    let mut flow = Flow {
-        sizes,
-        weights,
-        extra_in: Vec::with_capacity(sizes.len()),
-        topics_of: vec![Vec::new(); c],
-        extras: vec![0; c],
-        lo,
-        hi,
-        at_hi: 0,
-        at_hi_max,
-    };
+    let mut flow =
+        Flow { sizes, weights, extra_in: Vec::with_capacity(sizes.len()), topics_of: vec![Vec::new(); c], extras: vec![0; c], lo, hi, at_hi: 0, at_hi_max };
     // Members without room are skipped by the ring walk, and stay skipped (room never comes back).
     let mut roomless = Alive::new(ring);
 
@@ -111,7 +109,8 @@ pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], we
         } else {
             let nearest: std::collections::HashMap<usize, u32> = natural[t].iter().copied().collect();
             let mut preferred: Vec<usize> = (0..c).filter(|&m| flow.eligible(t, m)).collect();
-            preferred.sort_by_cached_key(|&m| (std::cmp::Reverse(weights.remainder(size, m)), std::cmp::Reverse(nearest.get(&m).copied().unwrap_or(0)), tie(m)));
+            preferred
+                .sort_by_cached_key(|&m| (std::cmp::Reverse(weights.remainder(size, m)), std::cmp::Reverse(nearest.get(&m).copied().unwrap_or(0)), tie(m)));
             for m in preferred {
                 if flow.extra_in[t].len() < rem && flow.has_room(m) {
                     flow.give(t, m);

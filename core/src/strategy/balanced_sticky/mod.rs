@@ -74,10 +74,7 @@ impl BalancedSticky {
     /// share is proportional to its weight. Every weight must be positive.
     pub fn with_weights(stable_key: StableKey, weights: BTreeMap<String, u32>) -> Result<Self> {
         if let Some((key, _)) = weights.iter().find(|(_, w)| **w == 0) {
-            return Err(Error::InvalidParameters {
-                strategy: "balanced_sticky".into(),
-                reason: format!("weights.{key}: a weight must be at least 1"),
-            });
+            return Err(Error::InvalidParameters { strategy: "balanced_sticky".into(), reason: format!("weights.{key}: a weight must be at least 1") });
         }
         // A weight of 1 is the default: dropping it keeps equal configurations equal by name.
         Ok(BalancedSticky { stable_key, weights: weights.into_iter().filter(|(_, w)| *w != 1).collect() })

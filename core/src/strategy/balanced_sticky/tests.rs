@@ -1,10 +1,10 @@
 //! Properties of BALANCED_STICKY: balance bounds, order independence, stable keys, weights.
 
 use super::*;
-use proptest::prelude::*;
-use crate::StrategyConfig;
-use crate::MessageQueue;
 use crate::strategy::Strategy;
+use crate::MessageQueue;
+use crate::StrategyConfig;
+use proptest::prelude::*;
 
 fn queues(topics: usize, per: usize) -> Vec<MessageQueue> {
     (0..topics).flat_map(|t| (0..per).map(move |q| MessageQueue::new(format!("T{t}"), "b", q as i32))).collect()
