@@ -50,6 +50,18 @@ pub enum Error {
     /// text is its own message.
     #[error("callback failed: {0}")]
     Callback(String),
+    /// A rebalancer configuration is malformed or contradictory: an unknown key, a wrong type, an
+    /// empty client id, orderly pull. The text names the key.
+    #[error("invalid rebalancer configuration: {0}")]
+    InvalidConfiguration(String),
+    /// The rebalancer was shut down: it refuses every call but `shutdown` (which finishes what an
+    /// earlier shutdown left).
+    #[error("the rebalancer was shut down")]
+    ShutDown,
+    /// A rebalancer was called from inside one of its own host callbacks (bindings detect this;
+    /// the call would otherwise wait for itself).
+    #[error("a rebalancer method was called from inside one of its own host callbacks")]
+    Reentrant,
     /// An input larger than the library is willing to process (where Java would run out of memory
     /// or time).
     #[error("input too large: {0}")]
@@ -64,6 +76,7 @@ impl Error {
         match self {
             Error::ConsumeIdcsUnset | Error::InnerResultNull(_) => "NullPointerException",
             Error::Callback(_) => "RuntimeException",
+            Error::ShutDown | Error::Reentrant => "IllegalStateException",
             _ => "IllegalArgumentException",
         }
     }

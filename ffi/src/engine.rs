@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 use std::ffi::c_char;
 use std::sync::{Mutex, MutexGuard};
 
-use rocketmq_rebalance::engine::{RebalanceConfig, Rebalancer, TopicView};
-use rocketmq_rebalance::{Error, MessageQueue};
+use rocketmq_rebalance::engine::{ConsumeView, LockReport, RebalanceConfig, Rebalancer, TopicView};
+use rocketmq_rebalance::MessageQueue;
 
 use crate::args::{out_arg, owned_ids, ref_arg, slice_arg, str_arg, write_out};
-use crate::host::{rmq_host, CHost};
+use crate::host::{rmq_host, rmq_host_ext, CHost, HostExt};
 use crate::panic::{boundary, free_boxed};
 use crate::queue_list::rmq_queue_list;
 use crate::report::{rmq_round_report, rmq_round_report_list};
@@ -20,11 +20,15 @@ use crate::strategy::rmq_strategy;
 /// holds. Made by `rmq_rebalancer_new`, freed by `rmq_rebalancer_free`.
 ///
 /// Thread-safe: calls from several threads are serialised by an internal mutex (a client
-/// normally runs rounds on one thread and asks `rmq_rebalancer_is_consumable` from its consume
-/// threads). A call made from inside one of the same rebalancer's host callbacks returns
+/// normally runs rounds on one thread). `rmq_rebalancer_is_consumable`, `_record_pull` and
+/// `_generation` never take that mutex: consume threads ask them (under their consume lock)
+/// without waiting for a running round, from any thread, even from inside a host callback. Any
+/// other call made from inside one of the same rebalancer's host callbacks returns
 /// `RMQ_RESULT_REENTRANT` instead of deadlocking.
 pub struct rmq_rebalancer {
     inner: Mutex<Rebalancer>,
+    view: ConsumeView,
+    ext: Mutex<Option<HostExt>>,
 }
 
 /// What one client knows of one topic at the start of a round, for `rmq_rebalancer_rebalance_all`.
@@ -38,13 +42,14 @@ pub struct rmq_topic_view {
     pub client_ids_len: usize,
 }
 
-/// The outcome of `rmq_rebalancer_lock_all`.
+/// The outcome of `rmq_rebalancer_lock_all`, `_lock_queue` and `_locks_lost`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct rmq_lock_summary {
     /// Queues whose orderly lock was renewed.
     pub renewed: usize,
-    /// Queues the broker refused (another client holds them): not consumable until renewed.
+    /// Queues whose lock is lost (refused, wiped by a restart, or in safe mode regained only after
+    /// the broker's expiry): not consumable; safe mode restarts them with a new generation.
     pub lost: usize,
     /// Brokers whose lock call failed.
     pub failed_calls: usize,
@@ -89,9 +94,18 @@ unsafe fn with_rebalancer<T>(r: *const rmq_rebalancer, f: impl FnOnce(&mut Rebal
     f(&mut guard)
 }
 
-unsafe fn host_arg<'a>(host: *const rmq_host) -> Result<CHost<'a>, rmq_result> {
-    // SAFETY: the caller's host struct, alive for the call.
-    CHost::new(unsafe { ref_arg(host)? })
+/// The host of one call, with the rebalancer's extension callbacks.
+unsafe fn host_arg<'a>(r: *const rmq_rebalancer, host: *const rmq_host) -> Result<CHost<'a>, rmq_result> {
+    // SAFETY: the caller's handle and host struct, alive for the call.
+    let (r, host) = unsafe { (ref_arg(r)?, ref_arg(host)?) };
+    let ext = *r.ext.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(CHost::new(host)?.with_ext(ext))
+}
+
+/// The consume view of a handle (no mutex, no re-entry check: these queries never wait).
+unsafe fn view_of<'a>(r: *const rmq_rebalancer) -> Result<&'a ConsumeView, rmq_result> {
+    // SAFETY: the caller's handle.
+    Ok(unsafe { &ref_arg(r)?.view })
 }
 
 /// Makes a rebalancer from a JSON configuration and a strategy (shared, not consumed):
@@ -105,11 +119,12 @@ pub unsafe extern "C" fn rmq_rebalancer_new(config_json: *const c_char, strategy
         let out = out_arg(out)?;
         // SAFETY: the caller's arguments.
         let (text, strategy) = unsafe { (str_arg(config_json)?, ref_arg(strategy)?) };
-        let config: RebalanceConfig =
-            serde_json::from_str(text).map_err(|e| Error::InvalidParameters { strategy: "rebalancer".into(), reason: e.to_string() })?;
+        let config = RebalanceConfig::from_json(text)?;
         let rebalancer = Rebalancer::new(config, strategy.inner.clone())?;
+        let view = rebalancer.consume_view();
+        let handle = rmq_rebalancer { inner: Mutex::new(rebalancer), view, ext: Mutex::new(None) };
         // SAFETY: checked non-NULL.
-        unsafe { write_out(out, Box::into_raw(Box::new(rmq_rebalancer { inner: Mutex::new(rebalancer) }))) };
+        unsafe { write_out(out, Box::into_raw(Box::new(handle))) };
         Ok(())
     })
 }
@@ -120,6 +135,20 @@ pub unsafe extern "C" fn rmq_rebalancer_new(config_json: *const c_char, strategy
 pub unsafe extern "C" fn rmq_rebalancer_free(rebalancer: *mut rmq_rebalancer) {
     // SAFETY: forwarded: NULL or a handle this library made, given back once.
     unsafe { free_boxed(rebalancer) }
+}
+
+/// Gives the rebalancer the optional host callbacks of `ext` (copied; NULL removes them). They
+/// are used with every later call's `rmq_host`. `RMQ_RESULT_OUT_OF_RANGE` when `ext->struct_size`
+/// is smaller than its first two fields.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_set_host_ext(rebalancer: *const rmq_rebalancer, ext: *const rmq_host_ext) -> rmq_result {
+    boundary(|| {
+        // SAFETY: the caller's arguments.
+        let (r, ext) = unsafe { (ref_arg(rebalancer)?, ext.as_ref()) };
+        let ext = ext.map(HostExt::read).transpose()?;
+        *r.ext.lock().unwrap_or_else(|e| e.into_inner()) = ext;
+        Ok(())
+    })
 }
 
 /// Subscribes to `topic`: `rmq_rebalancer_rebalance_all` includes it from now on.
@@ -137,15 +166,16 @@ pub unsafe extern "C" fn rmq_rebalancer_unsubscribe(rebalancer: *const rmq_rebal
 }
 
 /// A change of subscriptions: `change` applied to the rebalancer with the topic as text.
-unsafe fn on_topic(rebalancer: *const rmq_rebalancer, topic: *const c_char, change: impl FnOnce(&mut Rebalancer, &str)) -> rmq_result {
+unsafe fn on_topic(
+    rebalancer: *const rmq_rebalancer,
+    topic: *const c_char,
+    change: impl FnOnce(&mut Rebalancer, &str) -> rocketmq_rebalance::Result<()>,
+) -> rmq_result {
     boundary(|| {
         // SAFETY: the caller's arguments.
         unsafe {
             let topic = str_arg(topic)?;
-            with_rebalancer(rebalancer, |r| {
-                change(r, topic);
-                Ok(())
-            })
+            with_rebalancer(rebalancer, |r| Ok(change(r, topic)?))
         }
     })
 }
@@ -172,8 +202,9 @@ pub unsafe extern "C" fn rmq_rebalancer_rebalance_topic(
         unsafe {
             let topic = str_arg(topic)?;
             let view = topic_view(queues, client_ids, client_ids_len)?;
-            let mut host = host_arg(host)?;
-            let report = with_rebalancer(rebalancer, |r| Ok(r.rebalance_topic(topic, view.queues.as_deref(), view.client_ids.as_deref(), now_ms, &mut host)))?;
+            let mut host = host_arg(rebalancer, host)?;
+            let report =
+                with_rebalancer(rebalancer, |r| Ok(r.rebalance_topic(topic, view.queues.as_deref(), view.client_ids.as_deref(), now_ms, &mut host)?))?;
             write_out(out, rmq_round_report::into_raw(report));
         }
         Ok(())
@@ -210,8 +241,8 @@ pub unsafe extern "C" fn rmq_rebalancer_rebalance_all(
             for v in slice_arg(views, views_len)? {
                 map.insert(str_arg(v.topic)?.to_owned(), topic_view(v.queues, v.client_ids, v.client_ids_len)?);
             }
-            let mut host = host_arg(host)?;
-            let reports = with_rebalancer(rebalancer, |r| Ok(r.rebalance_all(&map, now_ms, &mut host)))?;
+            let mut host = host_arg(rebalancer, host)?;
+            let reports = with_rebalancer(rebalancer, |r| Ok(r.rebalance_all(&map, now_ms, &mut host)?))?;
             let list = rmq_round_report_list { reports: reports.into_iter().map(|report| rmq_round_report { report }).collect() };
             write_out(out, Box::into_raw(Box::new(list)));
         }
@@ -220,6 +251,7 @@ pub unsafe extern "C" fn rmq_rebalancer_rebalance_all(
 }
 
 /// `lockAll` (every 20 s for orderly consumers): renews the broker lock of every held queue.
+/// Accepted after shutdown in safe mode: it renews what shutdown left locked.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_rebalancer_lock_all(
     rebalancer: *const rmq_rebalancer,
@@ -227,12 +259,73 @@ pub unsafe extern "C" fn rmq_rebalancer_lock_all(
     host: *const rmq_host,
     out: *mut rmq_lock_summary,
 ) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe { lock_call(rebalancer, host, out, |r, h| r.lock_all(now_ms, h)) }
+}
+
+/// `lockOneMQ`: locks one held queue found unlocked or expired. Java mode resumes the old state;
+/// safe mode only renews a lock that is still this client's.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_lock_queue(
+    rebalancer: *const rmq_rebalancer,
+    topic: *const c_char,
+    broker_name: *const c_char,
+    queue_id: i32,
+    now_ms: u64,
+    host: *const rmq_host,
+    out: *mut rmq_lock_summary,
+) -> rmq_result {
+    boundary(|| {
+        // SAFETY: the caller's arguments.
+        let queue = unsafe { queue_arg(topic, broker_name, queue_id)? };
+        // SAFETY: as above.
+        match unsafe { lock_call(rebalancer, host, out, |r, h| r.lock_queue(&queue, now_ms, h)) } {
+            rmq_result::Ok => Ok(()),
+            code => Err(code),
+        }
+    })
+}
+
+/// The host saw `broker_name` restart (its lock table is empty): safe mode stops consuming that
+/// broker's orderly queues until each is re-locked with a new generation (the next round, which it
+/// asks for through `schedule_rebalance`). Java mode: nothing changes.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_locks_lost(
+    rebalancer: *const rmq_rebalancer,
+    broker_name: *const c_char,
+    now_ms: u64,
+    host: *const rmq_host,
+    out: *mut rmq_lock_summary,
+) -> rmq_result {
+    boundary(|| {
+        // SAFETY: the caller's arguments.
+        let broker = unsafe { str_arg(broker_name)? }.to_owned();
+        // SAFETY: as above.
+        match unsafe { lock_call(rebalancer, host, out, |r, h| r.locks_lost(&broker, now_ms, h)) } {
+            rmq_result::Ok => Ok(()),
+            code => Err(code),
+        }
+    })
+}
+
+unsafe fn queue_arg(topic: *const c_char, broker_name: *const c_char, queue_id: i32) -> Result<MessageQueue, rmq_result> {
+    // SAFETY: the caller's strings.
+    unsafe { Ok(MessageQueue::new(str_arg(topic)?, str_arg(broker_name)?, queue_id)) }
+}
+
+/// A call that answers with a lock report, summarised.
+unsafe fn lock_call(
+    rebalancer: *const rmq_rebalancer,
+    host: *const rmq_host,
+    out: *mut rmq_lock_summary,
+    f: impl FnOnce(&mut Rebalancer, &mut CHost<'_>) -> rocketmq_rebalance::Result<LockReport>,
+) -> rmq_result {
     boundary(|| {
         let out = out_arg(out)?;
         // SAFETY: the caller's arguments.
         unsafe {
-            let mut host = host_arg(host)?;
-            let report = with_rebalancer(rebalancer, |r| Ok(r.lock_all(now_ms, &mut host)))?;
+            let mut host = host_arg(rebalancer, host)?;
+            let report = with_rebalancer(rebalancer, |r| Ok(f(r, &mut host)?))?;
             write_out(out, rmq_lock_summary { renewed: report.renewed.len(), lost: report.lost.len(), failed_calls: report.warnings.len() });
         }
         Ok(())
@@ -254,25 +347,67 @@ pub unsafe extern "C" fn rmq_rebalancer_drop_queue(
         let out = out_arg(out)?;
         // SAFETY: the caller's arguments.
         unsafe {
-            let queue = MessageQueue::new(str_arg(topic)?, str_arg(broker_name)?, queue_id);
-            let mut host = host_arg(host)?;
-            let report = with_rebalancer(rebalancer, |r| Ok(r.drop_queue(&queue, now_ms, &mut host)))?;
+            let queue = queue_arg(topic, broker_name, queue_id)?;
+            let mut host = host_arg(rebalancer, host)?;
+            let report = with_rebalancer(rebalancer, |r| Ok(r.drop_queue(&queue, now_ms, &mut host)?))?;
             write_out(out, rmq_round_report::into_raw(report));
         }
         Ok(())
     })
 }
 
-/// Shutdown: commits every offset, unlocks orderly queues, forgets everything.
+/// Shutdown: releases every queue. Safe mode commits and unlocks an orderly queue only under its
+/// consume lock and after its commit; one whose listener call still runs (or whose commit or
+/// unlock fails) stays locked and is reported deferred: keep calling `rmq_rebalancer_lock_all`
+/// while those calls run, then shut down again (`rmq_rebalancer_shutdown_at`) to finish. Every
+/// other call is refused from now on with `RMQ_RESULT_SHUT_DOWN`. Uses the latest `now_ms` any
+/// call gave.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_rebalancer_shutdown(rebalancer: *const rmq_rebalancer, host: *const rmq_host, out: *mut *mut rmq_round_report) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe { shutdown_call(rebalancer, None, host, out) }
+}
+
+/// `rmq_rebalancer_shutdown` at `now_ms` (a repeated shutdown judges lock expiry and the give-up
+/// bound by it).
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_shutdown_at(
+    rebalancer: *const rmq_rebalancer,
+    now_ms: u64,
+    host: *const rmq_host,
+    out: *mut *mut rmq_round_report,
+) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe { shutdown_call(rebalancer, Some(now_ms), host, out) }
+}
+
+unsafe fn shutdown_call(rebalancer: *const rmq_rebalancer, now_ms: Option<u64>, host: *const rmq_host, out: *mut *mut rmq_round_report) -> rmq_result {
     boundary(|| {
         let out = out_arg(out)?;
         // SAFETY: the caller's arguments.
         unsafe {
-            let mut host = host_arg(host)?;
-            let report = with_rebalancer(rebalancer, |r| Ok(r.shutdown(&mut host)))?;
+            let mut host = host_arg(rebalancer, host)?;
+            let report = with_rebalancer(rebalancer, |r| {
+                Ok(match now_ms {
+                    Some(now) => r.shutdown_at(now, &mut host),
+                    None => r.shutdown(&mut host),
+                })
+            })?;
             write_out(out, rmq_round_report::into_raw(report));
+        }
+        Ok(())
+    })
+}
+
+/// Whether `rmq_rebalancer_shutdown` was called, into `*out`.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_rebalancer_is_shut_down(rebalancer: *const rmq_rebalancer, out: *mut bool) -> rmq_result {
+    boundary(|| {
+        let out = out_arg(out)?;
+        // SAFETY: the caller's arguments.
+        unsafe {
+            let value = with_rebalancer(rebalancer, |r| Ok(r.is_shut_down()))?;
+            write_out(out, value);
         }
         Ok(())
     })
@@ -293,7 +428,7 @@ pub unsafe extern "C" fn rmq_rebalancer_held(rebalancer: *const rmq_rebalancer, 
 }
 
 /// The generation of the held state of a queue (given to `dispatch_pull`), into `*out`; 0 when the
-/// queue is not held.
+/// queue is not held. Never waits for a running round.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_rebalancer_generation(
     rebalancer: *const rmq_rebalancer,
@@ -303,11 +438,12 @@ pub unsafe extern "C" fn rmq_rebalancer_generation(
     out: *mut u64,
 ) -> rmq_result {
     // SAFETY: the caller's arguments.
-    unsafe { query(rebalancer, topic, broker_name, queue_id, out, |r, q| r.state(q).map_or(0, |s| s.generation)) }
+    unsafe { query(rebalancer, topic, broker_name, queue_id, out, |v, q| v.generation(q).unwrap_or(0)) }
 }
 
 /// Whether the consume service may consume the queue for state `generation` now (held, not
-/// released, and for orderly consumers locked recently enough), into `*out`.
+/// released, and for orderly consumers locked recently enough), into `*out`. Never waits for a
+/// running round: ask it from the consume thread while holding the queue's consume lock.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_rebalancer_is_consumable(
     rebalancer: *const rmq_rebalancer,
@@ -323,7 +459,7 @@ pub unsafe extern "C" fn rmq_rebalancer_is_consumable(
 }
 
 /// Records a pull of the queue for state `generation` (keeps a push queue from expiring);
-/// `*out` is false for a stale generation.
+/// `*out` is false for a stale generation. Never waits for a running round.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_rebalancer_record_pull(
     rebalancer: *const rmq_rebalancer,
@@ -344,14 +480,14 @@ unsafe fn query<T>(
     broker_name: *const c_char,
     queue_id: i32,
     out: *mut T,
-    f: impl FnOnce(&mut Rebalancer, &MessageQueue) -> T,
+    f: impl FnOnce(&ConsumeView, &MessageQueue) -> T,
 ) -> rmq_result {
     boundary(|| {
         let out = out_arg(out)?;
         // SAFETY: the caller's arguments (the public wrappers are `unsafe extern "C"`).
         unsafe {
-            let queue = MessageQueue::new(str_arg(topic)?, str_arg(broker_name)?, queue_id);
-            let value = with_rebalancer(rebalancer, |r| Ok(f(r, &queue)))?;
+            let queue = queue_arg(topic, broker_name, queue_id)?;
+            let value = f(view_of(rebalancer)?, &queue);
             write_out(out, value);
         }
         Ok(())

@@ -66,6 +66,51 @@ pub struct rmq_host {
     pub schedule_rebalance: Option<unsafe extern "C" fn(user_data: *mut c_void, delay_ms: u64)>,
 }
 
+/// The optional callbacks added after the first release, given once per rebalancer with
+/// `rmq_rebalancer_set_host_ext` (the `rmq_host` struct keeps its size, so hosts compiled against
+/// the first header keep working). Set `struct_size` to `sizeof(rmq_host_ext)`: fields past the
+/// size a caller was compiled with are read as NULL, so later versions can add more.
+#[repr(C)]
+pub struct rmq_host_ext {
+    pub struct_size: usize,
+    /// Passed to the callbacks below (not the `rmq_host`'s).
+    pub user_data: *mut c_void,
+    /// A queue state was dropped (released, or its lock lost): stop pulling it. Once per state.
+    pub stop_pull: Option<unsafe extern "C" fn(user_data: *mut c_void, queue: *const rmq_queue, generation: u64)>,
+    /// Set the group's committed offset of `queue` to `offset` on the broker, synchronously; 0 on
+    /// success. Safe mode calls it when `consume_from` chose a start offset, so a queue is started
+    /// once per group. NULL: the queue starts uncommitted, as in Java, and the round warns.
+    pub commit_offset: Option<unsafe extern "C" fn(user_data: *mut c_void, queue: *const rmq_queue, offset: i64) -> i32>,
+}
+
+/// The extension as stored in a rebalancer.
+#[derive(Clone, Copy)]
+pub(crate) struct HostExt {
+    user_data: *mut c_void,
+    stop_pull: Option<unsafe extern "C" fn(*mut c_void, *const rmq_queue, u64)>,
+    commit_offset: Option<unsafe extern "C" fn(*mut c_void, *const rmq_queue, i64) -> i32>,
+}
+
+// SAFETY: the pointers are the caller's; the C API documents that the callbacks may be called
+// from whichever thread calls the rebalancer, as the `rmq_host` callbacks are.
+unsafe impl Send for HostExt {}
+
+impl HostExt {
+    /// Copies the fields the caller's `struct_size` covers; the rest stay NULL.
+    pub(crate) fn read(raw: &rmq_host_ext) -> Result<HostExt, rmq_result> {
+        let base = raw as *const rmq_host_ext as usize;
+        let covers = |field: usize| field - base + std::mem::size_of::<usize>() <= raw.struct_size;
+        if raw.struct_size < std::mem::size_of::<usize>() * 2 {
+            return Err(rmq_result::OutOfRange);
+        }
+        Ok(HostExt {
+            user_data: raw.user_data,
+            stop_pull: if covers(std::ptr::addr_of!(raw.stop_pull) as usize) { raw.stop_pull } else { None },
+            commit_offset: if covers(std::ptr::addr_of!(raw.commit_offset) as usize) { raw.commit_offset } else { None },
+        })
+    }
+}
+
 type LockFn = unsafe extern "C" fn(*mut c_void, *const c_char, *const rmq_queue, usize, *mut bool) -> i32;
 type UnlockFn = unsafe extern "C" fn(*mut c_void, *const c_char, *const rmq_queue, usize) -> i32;
 type ReadOffsetFn = unsafe extern "C" fn(*mut c_void, *const rmq_queue, u32, *mut bool, *mut i64) -> i32;
@@ -77,6 +122,7 @@ type TryLockFn = unsafe extern "C" fn(*mut c_void, *const rmq_queue, u64, u64) -
 /// A host whose required callbacks were checked; implements the core's `Host`.
 pub(crate) struct CHost<'a> {
     raw: &'a rmq_host,
+    ext: Option<HostExt>,
     lock: LockFn,
     unlock: UnlockFn,
     read_offset: ReadOffsetFn,
@@ -91,6 +137,7 @@ impl<'a> CHost<'a> {
         let missing = rmq_result::NullParameter;
         Ok(CHost {
             raw,
+            ext: None,
             lock: raw.lock.ok_or(missing)?,
             unlock: raw.unlock.ok_or(missing)?,
             read_offset: raw.read_offset.ok_or(missing)?,
@@ -99,6 +146,13 @@ impl<'a> CHost<'a> {
             search_offset: raw.search_offset.ok_or(missing)?,
             try_consume_lock: raw.try_consume_lock.ok_or(missing)?,
         })
+    }
+}
+
+impl CHost<'_> {
+    pub(crate) fn with_ext(mut self, ext: Option<HostExt>) -> Self {
+        self.ext = ext;
+        self
     }
 }
 
@@ -193,7 +247,9 @@ impl Host for CHost<'_> {
 
     fn try_consume_lock(&mut self, queue: &MessageQueue, generation: u64, wait_ms: u64) -> bool {
         // A queue that cannot be named to C cannot be consumed either: its lock is free.
-        let Ok(c) = CQueues::one(queue) else { return true };
+        let Ok(c) = CQueues::one(queue) else {
+            return true;
+        };
         // SAFETY: as above.
         unsafe { (self.try_consume_lock)(self.raw.user_data, c.views.as_ptr(), generation, wait_ms) }
     }
@@ -213,7 +269,9 @@ impl Host for CHost<'_> {
     }
 
     fn queue_set_changed(&mut self, topic: &str, all: &[MessageQueue], divided: &[MessageQueue]) {
-        let Some(f) = self.raw.queue_set_changed else { return };
+        let Some(f) = self.raw.queue_set_changed else {
+            return;
+        };
         let Ok(topic) = c_text(topic) else { return };
         let all = rmq_queue_list::from_queues(all.iter().cloned());
         let mine = rmq_queue_list::from_queues(divided.iter().cloned());
@@ -226,5 +284,22 @@ impl Host for CHost<'_> {
             // SAFETY: as above.
             unsafe { f(self.raw.user_data, delay_ms) }
         }
+    }
+
+    fn stop_pull(&mut self, queue: &MessageQueue, generation: u64) {
+        let Some(ext) = self.ext else { return };
+        if let (Some(f), Ok(c)) = (ext.stop_pull, CQueues::one(queue)) {
+            // SAFETY: the caller's callback from `rmq_rebalancer_set_host_ext`.
+            unsafe { f(ext.user_data, c.views.as_ptr(), generation) }
+        }
+    }
+
+    fn commit_offset(&mut self, queue: &MessageQueue, offset: i64) -> Option<Result<(), HostError>> {
+        let ext = self.ext?;
+        let f = ext.commit_offset?;
+        Some(CQueues::one(queue).and_then(|c| {
+            // SAFETY: as above.
+            status("commit_offset", unsafe { f(ext.user_data, c.views.as_ptr(), offset) })
+        }))
     }
 }

@@ -30,6 +30,9 @@ pub enum rmq_result {
     /// The strategy answered with queues that are not positions of the input (CONFIG returns its
     /// own list): use `rmq_strategy_allocate`, which returns queues.
     NotPositional = 7,
+    /// The rebalancer was shut down: every call but `rmq_rebalancer_shutdown`/`_shutdown_at` (and
+    /// `rmq_rebalancer_lock_all` in safe mode, which renews what shutdown left) is refused.
+    ShutDown = 8,
     /// A bug in the library: it panicked. The handles involved stay valid.
     Panic = 99,
     /// The current client id is empty (Java: IllegalArgumentException "currentCID is empty").
@@ -76,7 +79,9 @@ impl From<&Error> for rmq_result {
             Error::InnerResultNull(_) => rmq_result::InnerResultNull,
             Error::NoConfiguredQueues => rmq_result::NoConfiguredQueues,
             Error::UnknownStrategy { .. } => rmq_result::UnknownStrategy,
-            Error::InvalidParameters { .. } => rmq_result::InvalidParameters,
+            Error::InvalidParameters { .. } | Error::InvalidConfiguration(_) => rmq_result::InvalidParameters,
+            Error::ShutDown => rmq_result::ShutDown,
+            Error::Reentrant => rmq_result::Reentrant,
             Error::Callback(_) => rmq_result::CallbackFailed,
             Error::TooLarge(_) => rmq_result::TooLarge,
             _ => rmq_result::Unknown,
@@ -92,7 +97,7 @@ impl From<Error> for rmq_result {
 
 impl rmq_result {
     /// Every code, for lookups from a raw number.
-    const ALL: [rmq_result; 23] = [
+    const ALL: [rmq_result; 24] = [
         rmq_result::Ok,
         rmq_result::NullParameter,
         rmq_result::InvalidUtf8,
@@ -101,6 +106,7 @@ impl rmq_result {
         rmq_result::BufferTooSmall,
         rmq_result::Reentrant,
         rmq_result::NotPositional,
+        rmq_result::ShutDown,
         rmq_result::Panic,
         rmq_result::EmptyCurrentId,
         rmq_result::EmptyQueueList,
@@ -132,6 +138,7 @@ impl rmq_result {
             rmq_result::BufferTooSmall => "the buffer is too small; the length needed was written",
             rmq_result::Reentrant => "a rebalancer was called from inside one of its own callbacks",
             rmq_result::NotPositional => "the strategy's answer is not a subset of the input queues (CONFIG): use rmq_strategy_allocate",
+            rmq_result::ShutDown => "the rebalancer was shut down",
             rmq_result::Panic => "internal error: the library panicked (please report it)",
             rmq_result::EmptyCurrentId => "currentCID is empty",
             rmq_result::EmptyQueueList => "mqAll is null or mqAll empty",
@@ -155,6 +162,7 @@ impl rmq_result {
             rmq_result::Ok => c"",
             rmq_result::ConsumeIdcsUnset | rmq_result::InnerResultNull => c"NullPointerException",
             rmq_result::CallbackFailed | rmq_result::Panic | rmq_result::Unknown => c"RuntimeException",
+            rmq_result::ShutDown | rmq_result::Reentrant => c"IllegalStateException",
             _ => c"IllegalArgumentException",
         }
     }

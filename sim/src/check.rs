@@ -56,6 +56,18 @@ pub struct Observed {
     /// before the old one's last commit), stale views and duplicate ids cause in any client.
     pub regressions_two_writers: u64,
     pub after_broker_lock_loss: u64,
+    /// Safe mode: releases given up after `release_give_up_ms` (a hung listener), and the
+    /// orderly clashes with the hung call that this trade of exclusivity for liveness allows.
+    pub releases_given_up: u64,
+    pub clashes_after_give_up: u64,
+    /// Orderly clashes with a listener call that was already running when its consumer was cut
+    /// off from the brokers long enough for its lock to expire: nothing can fence such a call.
+    pub clashes_after_partition: u64,
+    /// Orderly clashes involving a process whose client id another process shared while the
+    /// running call was in flight: the broker's lock is keyed by client id, so it cannot tell the
+    /// two apart (one can renew or unlock the other's lock). The engine reports the duplicate and
+    /// stands down while both are listed; a call the leaving twin still runs is indistinguishable.
+    pub clashes_duplicate_id: u64,
     pub forced_unlocks: u64,
     pub leaked_locks: u64,
     pub deferred_releases: u64,
@@ -74,8 +86,17 @@ pub struct Checks {
     pub owners: BTreeMap<MessageQueue, Vec<usize>>,
     /// When each queue last had an owner.
     pub last_owned: BTreeMap<MessageQueue, u64>,
-    /// Locks a broker restart wiped: queue -> (holder's client id, time).
-    pub lock_loss: BTreeMap<MessageQueue, (String, u64)>,
+    /// Locks a broker restart wiped: queue -> (holder's client id, time, when the holder's engine
+    /// was told through `locks_lost`). What the holder does after being told is its own fault.
+    pub lock_loss: BTreeMap<MessageQueue, Vec<(String, u64, Option<u64>)>>,
+    /// Orderly states given up while a listener call ran: queue -> (instance, time).
+    pub given_up: BTreeMap<MessageQueue, (usize, u64)>,
+    /// Pairs of processes sharing a client id: (a, b, from, until).
+    pub duplicated: Vec<(usize, usize, u64, u64)>,
+    /// Locks held by a consumer when it was cut off from the brokers: queue -> (instance, time).
+    pub partition_loss: BTreeMap<MessageQueue, Vec<(usize, u64)>>,
+    /// The offset each queue was first started from: messages before it are not expected.
+    pub first_start: BTreeMap<MessageQueue, i64>,
     /// Client id of each instance.
     pub client_of: Vec<String>,
     /// The instance that last committed each queue's offset.
@@ -109,8 +130,26 @@ impl Checks {
         let clash = calls.iter().find(|&&(i, _, _)| i != instance).copied();
         calls.push((instance, start, end));
         if let Some((other, since, until)) = clash {
-            if self.after_lock_loss(queue, start, &[instance, other]) {
+            let twin = |i: usize| self.duplicated.iter().any(|&(a, b, from, until)| (i == a || i == b) && since <= until && start >= from);
+            let same_id = self.client_of.get(instance).is_some_and(|id| self.client_of.get(other) == Some(id));
+            if same_id || twin(other) || twin(instance) {
+                self.summary.observed.clashes_duplicate_id += 1;
+                return;
+            }
+            // A call that was running when a restart wiped its consumer's lock cannot be fenced,
+            // however long it runs on.
+            let wiped_under_call =
+                self.lock_loss.get(queue).is_some_and(|v| v.iter().any(|(holder, at, _)| self.client_of.get(other) == Some(holder) && since <= *at));
+            if wiped_under_call || self.after_lock_loss(queue, start, &[instance, other], Some(instance)) {
                 self.summary.observed.after_broker_lock_loss += 1;
+                return;
+            }
+            if self.given_up.get(queue).is_some_and(|&(i, at)| i == other && at <= start && since <= at) {
+                self.summary.observed.clashes_after_give_up += 1;
+                return;
+            }
+            if self.partition_loss.get(queue).is_some_and(|v| v.iter().any(|&(i, at)| i == other && since <= at)) {
+                self.summary.observed.clashes_after_partition += 1;
                 return;
             }
             self.summary.violations.orderly_exclusivity += 1;
@@ -118,7 +157,7 @@ impl Checks {
         }
     }
 
-    /// A listener call of a consumer that died or left ends now.
+    /// A listener call of a consumer that died ends now.
     pub fn abandon_calls(&mut self, instance: usize, now: u64) {
         for calls in self.calls.values_mut() {
             for call in calls.iter_mut().filter(|c| c.0 == instance && c.2 > now) {
@@ -132,7 +171,7 @@ impl Checks {
         if new < old {
             // The forgotten holder may be this writer, or the one whose higher commit is undone.
             let involved: Vec<usize> = std::iter::once(writer).chain(previous).collect();
-            if self.after_lock_loss(queue, now, &involved) {
+            if self.after_lock_loss(queue, now, &involved, Some(writer)) {
                 self.summary.observed.after_broker_lock_loss += 1;
             } else if previous.is_some_and(|p| p != writer && self.overlapping(queue, p, writer)) {
                 self.summary.observed.regressions_two_writers += 1;
@@ -157,10 +196,15 @@ impl Checks {
     }
 
     /// Whether a restart wiped the lock of `queue`, held by one of `instances`, shortly before.
-    fn after_lock_loss(&self, queue: &MessageQueue, now: u64, instances: &[usize]) -> bool {
-        self.lock_loss
-            .get(queue)
-            .is_some_and(|(holder, at)| now.saturating_sub(*at) <= LOCK_LOSS_WINDOW_MS && instances.iter().any(|&i| self.client_of.get(i) == Some(holder)))
+    /// Not when `actor` is the holder and its engine had been told (`locks_lost`) before `now`:
+    /// what an engine does after it knows is its own fault.
+    fn after_lock_loss(&self, queue: &MessageQueue, now: u64, instances: &[usize], actor: Option<usize>) -> bool {
+        self.lock_loss.get(queue).is_some_and(|v| {
+            v.iter().any(|(holder, at, told)| {
+                let actor_knew = actor.is_some_and(|a| self.client_of.get(a) == Some(holder)) && told.is_some_and(|t| t <= now);
+                now.saturating_sub(*at) <= LOCK_LOSS_WINDOW_MS && instances.iter().any(|&i| self.client_of.get(i) == Some(holder)) && !actor_knew
+            })
+        })
     }
 
     fn note(&mut self, text: String) {
@@ -200,11 +244,20 @@ impl Checks {
 
     /// Final accounting: loss and duplicates.
     pub fn finish(&mut self, log: &BTreeMap<MessageQueue, i64>) {
+        let mut notes = Vec::new();
         for (queue, &max) in log {
             let counts = self.consumed.get(queue).map(Vec::as_slice).unwrap_or(&[]);
-            let lost = (0..max as usize).filter(|&i| counts.get(i).copied().unwrap_or(0) == 0).count();
-            self.summary.violations.lost_messages += lost as u64;
+            // A queue never started expects everything (its consumer never came).
+            let floor = self.first_start.get(queue).copied().unwrap_or(0).clamp(0, max) as usize;
+            let missing: Vec<usize> = (floor..max as usize).filter(|&i| counts.get(i).copied().unwrap_or(0) == 0).collect();
+            if let (Some(first), Some(last)) = (missing.first(), missing.last()) {
+                notes.push(format!("{queue}: {} message(s) never delivered, offsets {first}..={last} (first start {floor}, max {max})", missing.len()));
+            }
+            self.summary.violations.lost_messages += missing.len() as u64;
             self.summary.duplicates += counts.iter().map(|&c| u64::from(c.saturating_sub(1))).sum::<u64>();
+        }
+        for text in notes {
+            self.note(text);
         }
     }
 }
@@ -260,7 +313,7 @@ mod tests {
     #[test]
     fn consequences_of_a_forgotten_lock_are_attributed_to_it() {
         let mut c = Checks { client_of: vec!["a".into(), "b".into()], ..Checks::default() };
-        c.lock_loss.insert(q(0), ("a".into(), 10_000));
+        c.lock_loss.insert(q(0), vec![("a".into(), 10_000, None)]);
         c.start_call(&q(0), 0, 10_000, 40_000);
         c.start_call(&q(0), 1, 20_000, 21_000);
         assert_eq!((c.summary.violations.orderly_exclusivity, c.summary.observed.after_broker_lock_loss), (0, 1));
@@ -268,6 +321,27 @@ mod tests {
         c.start_call(&q(0), 0, 200_000, 240_000);
         c.start_call(&q(0), 1, 210_000, 211_000);
         assert_eq!(c.summary.violations.orderly_exclusivity, 1);
+    }
+
+    #[test]
+    fn a_holder_told_of_its_lost_lock_is_not_excused() {
+        let mut c = Checks { client_of: vec!["a".into(), "b".into()], ..Checks::default() };
+        c.lock_loss.insert(q(0), vec![("a".into(), 10_000, Some(12_000))]);
+        c.observe_owners([(q(0), vec![1])].into(), 11_000);
+        c.record_commit(&q(0), 50, 40, 0, 13_000);
+        assert_eq!(c.summary.violations.offset_regressions, 1, "a commits after its engine was told");
+        c.record_commit(&q(0), 60, 55, 0, 11_000);
+        assert_eq!(c.summary.observed.after_broker_lock_loss, 1, "before it was told, it could not know");
+    }
+
+    #[test]
+    fn messages_before_the_first_start_are_not_expected() {
+        let mut c = Checks::default();
+        c.first_start.insert(q(0), 5);
+        c.record_delivery(&q(0), 5, 8);
+        c.finish(&[(q(0), 10)].into());
+        // 5..8 delivered, 8 and 9 not; 0..5 came before anyone started the queue at its end.
+        assert_eq!(c.summary.violations.lost_messages, 2);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rocketmq_rebalance::engine::{Host, HostError, OffsetRead, ReadFrom, RebalanceConfig, Rebalancer, Semantics};
+use rocketmq_rebalance::engine::{Host, HostError, OffsetRead, ReadFrom, RebalanceConfig, Rebalancer, Semantics, Timing};
 use rocketmq_rebalance::{MessageQueue, Strategy};
 
 use crate::world::World;
@@ -15,6 +15,8 @@ pub const UNBALANCED_RETRY_MS: u64 = 1_000;
 /// Orderly lock renewal (`lockMQPeriodically`) and offset commits (`persistConsumerOffsetInterval`).
 pub const LOCK_RENEW_MS: u64 = 20_000;
 pub const PERSIST_INTERVAL_MS: u64 = 5_000;
+/// `ConsumeMessageOrderlyService.tryLockLaterAndReconsume`: retry `lockOneMQ` every 3 s.
+pub const LOCK_ONE_RETRY_MS: u64 = 3_000;
 /// Messages per pull, and per orderly listener call (`consumeMessageBatchMaxSize`-like).
 pub const PULL_BATCH: i64 = 64;
 pub const ORDERLY_BATCH: i64 = 16;
@@ -45,6 +47,8 @@ pub struct GroupClient {
     pub next_rebalance: u64,
     pub next_lock: u64,
     pub next_persist: u64,
+    /// When `lockOneMQ` may next be tried for a queue found unlocked.
+    pub next_lock_one: BTreeMap<MessageQueue, u64>,
 }
 
 #[derive(Debug)]
@@ -59,10 +63,21 @@ pub struct Process {
     pub slow: Option<(u64, u64)>,
     /// Duplicate-id processes leave by themselves at this time.
     pub leave_at: Option<u64>,
+    /// Shut down, waiting for its listener calls to end before it finishes the shutdown (a real
+    /// process's consume threads run on after `shutdown()` is called).
+    pub leaving: bool,
+    /// Cut off from every broker until this time (a partition or a long pause).
+    pub partitioned_until: u64,
 }
 
 impl Process {
-    pub fn new(instance: usize, client_id: String, world: &World, strategy: &Arc<dyn Strategy>, semantics: Semantics) -> Process {
+    pub fn cut_off(&self, now: u64) -> bool {
+        now < self.partitioned_until
+    }
+}
+
+impl Process {
+    pub fn new(instance: usize, client_id: String, world: &World, strategy: &Arc<dyn Strategy>, semantics: Semantics, timing: Option<Timing>) -> Process {
         let groups = world
             .topics
             .iter()
@@ -70,8 +85,9 @@ impl Process {
                 let mut config = RebalanceConfig::new(format!("G_{}", t.name), client_id.clone());
                 config.orderly = t.orderly;
                 config.semantics = semantics;
+                config.timing = timing.unwrap_or_default();
                 let mut rebalancer = Rebalancer::new(config, Arc::clone(strategy)).expect("simulator configs are valid");
-                rebalancer.subscribe(t.name.clone());
+                rebalancer.subscribe(t.name.clone()).expect("a new rebalancer is running");
                 GroupClient {
                     rebalancer,
                     offsets: BTreeMap::new(),
@@ -81,10 +97,11 @@ impl Process {
                     next_rebalance: world.now,
                     next_lock: world.now + (instance as u64 * 3_000) % LOCK_RENEW_MS,
                     next_persist: world.now + (instance as u64 * 1_000) % PERSIST_INTERVAL_MS,
+                    next_lock_one: BTreeMap::new(),
                 }
             })
             .collect();
-        Process { instance, client_id, alive: true, groups, stale_rounds: 0, slow: None, leave_at: None }
+        Process { instance, client_id, alive: true, groups, stale_rounds: 0, slow: None, leave_at: None, leaving: false, partitioned_until: 0 }
     }
 }
 
@@ -97,6 +114,8 @@ pub struct SimHost<'a> {
     pub client_id: &'a str,
     pub instance: usize,
     pub scheduled: Option<u64>,
+    /// The process is cut off from the brokers: every broker call fails.
+    pub cut_off: bool,
 }
 
 impl SimHost<'_> {
@@ -104,9 +123,13 @@ impl SimHost<'_> {
         HostError::new(format!("{broker}: call failed"))
     }
 
+    fn call_ok(&mut self, broker: &str) -> bool {
+        !self.cut_off && self.world.call_ok(broker)
+    }
+
     /// Commits the in-memory offset of `queue`, recording any regression.
     pub fn commit(&mut self, queue: &MessageQueue) -> Result<(), HostError> {
-        if !self.world.call_ok(&queue.broker_name) {
+        if !self.call_ok(&queue.broker_name) {
             return Err(Self::failed(&queue.broker_name));
         }
         if let Some(&offset) = self.offsets.get(queue) {
@@ -121,14 +144,14 @@ impl SimHost<'_> {
 
 impl Host for SimHost<'_> {
     fn lock(&mut self, broker: &str, queues: &[MessageQueue]) -> Result<Vec<MessageQueue>, HostError> {
-        if !self.world.call_ok(broker) {
+        if !self.call_ok(broker) {
             return Err(Self::failed(broker));
         }
         Ok(queues.iter().filter(|q| self.world.try_lock(q, self.client_id)).cloned().collect())
     }
 
     fn unlock(&mut self, broker: &str, queues: &[MessageQueue]) -> Result<(), HostError> {
-        if !self.world.call_ok(broker) {
+        if !self.call_ok(broker) {
             return Err(Self::failed(broker));
         }
         for q in queues {
@@ -143,7 +166,7 @@ impl Host for SimHost<'_> {
                 return Ok(OffsetRead::Found(offset));
             }
         }
-        if !self.world.call_ok(&queue.broker_name) {
+        if !self.call_ok(&queue.broker_name) {
             return Err(Self::failed(&queue.broker_name));
         }
         Ok(self.world.committed.get(queue).map_or(OffsetRead::NotFound, |&o| OffsetRead::Found(o)))
@@ -158,7 +181,7 @@ impl Host for SimHost<'_> {
     }
 
     fn max_offset(&mut self, queue: &MessageQueue) -> Result<i64, HostError> {
-        if !self.world.call_ok(&queue.broker_name) {
+        if !self.call_ok(&queue.broker_name) {
             return Err(Self::failed(&queue.broker_name));
         }
         Ok(self.world.log.get(queue).copied().unwrap_or(0))
@@ -176,7 +199,20 @@ impl Host for SimHost<'_> {
     fn release_consume_lock(&mut self, _queue: &MessageQueue, _generation: u64) {}
 
     fn dispatch_pull(&mut self, queue: &MessageQueue, offset: i64, delay_ms: u64, generation: u64) {
+        // Messages before a queue's very first start are not expected (consume_from decided).
+        self.world.checks.first_start.entry(queue.clone()).or_insert(offset);
         self.pulls.insert(queue.clone(), Pull { generation, next_offset: offset, start_at: self.world.now + delay_ms });
+    }
+
+    fn stop_pull(&mut self, queue: &MessageQueue, generation: u64) {
+        if self.pulls.get(queue).is_some_and(|p| p.generation == generation) {
+            self.pulls.remove(queue);
+        }
+    }
+
+    fn commit_offset(&mut self, queue: &MessageQueue, offset: i64) -> Option<Result<(), HostError>> {
+        self.offsets.insert(queue.clone(), offset);
+        Some(self.commit(queue))
     }
 
     fn queue_set_changed(&mut self, _topic: &str, _all: &[MessageQueue], _divided: &[MessageQueue]) {}

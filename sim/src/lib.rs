@@ -9,10 +9,11 @@
 
 mod check;
 mod consumer;
+mod faults;
 mod run;
 mod scenario;
 mod world;
 
 pub use check::{Observed, Summary, Violations};
 pub use run::{letter, run, Snapshot, CONVERGENCE_AFTER_MS, TICK_MS};
-pub use scenario::{Event, EventKind, FaultRates, Scenario, TopicSpec, BUILT_IN};
+pub use scenario::{built_in_names, Event, EventKind, FaultRates, Scenario, TopicSpec, BUILT_IN};

@@ -12,7 +12,8 @@ use rocketmq_rebalance::{MessageQueue, Strategy, StrategyConfig};
 
 use crate::check::{Checks, Summary};
 use crate::consumer::{
-    Call, GroupClient, Process, SimHost, LOCK_RENEW_MS, ORDERLY_BATCH, PERSIST_INTERVAL_MS, PULL_BATCH, REBALANCE_INTERVAL_MS, UNBALANCED_RETRY_MS,
+    Call, GroupClient, Process, SimHost, LOCK_ONE_RETRY_MS, LOCK_RENEW_MS, ORDERLY_BATCH, PERSIST_INTERVAL_MS, PULL_BATCH, REBALANCE_INTERVAL_MS,
+    UNBALANCED_RETRY_MS,
 };
 use crate::scenario::{EventKind, Scenario};
 use crate::world::{broker_name, Topic, World};
@@ -35,16 +36,20 @@ pub struct Snapshot {
     pub moved: usize,
 }
 
-struct Sim<'a> {
-    scenario: &'a Scenario,
-    semantics: Semantics,
-    world: World,
-    strategy: Arc<dyn Strategy>,
-    processes: Vec<Process>,
-    pending_unregister: Vec<(u64, usize)>,
-    quiet_since: u64,
+pub(crate) struct Sim<'a> {
+    pub(crate) scenario: &'a Scenario,
+    pub(crate) semantics: Semantics,
+    pub(crate) world: World,
+    pub(crate) strategy: Arc<dyn Strategy>,
+    pub(crate) processes: Vec<Process>,
+    pub(crate) pending_unregister: Vec<(u64, usize)>,
+    /// Partitioned processes register again when they can reach the brokers.
+    pub(crate) pending_register: Vec<(u64, usize)>,
+    /// Brokers down at the previous tick (a broker coming back is signalled to the engines).
+    broker_was_down: Vec<bool>,
+    pub(crate) quiet_since: u64,
     convergence_checked: bool,
-    events: Vec<String>,
+    pub(crate) events: Vec<String>,
 }
 
 /// Runs one scenario with one seed. `observer` sees a [`Snapshot`] every 20 s and on events.
@@ -66,7 +71,7 @@ pub fn run(scenario: &Scenario, seed: u64, semantics: Semantics, mut observer: O
         checks: Checks::default(),
     };
     for (i, t) in scenario.topics.iter().enumerate() {
-        world.add_queues(i, scenario.brokers, t.queues_per_broker);
+        world.add_queues(i, scenario.brokers, t.queues_per_broker, scenario.new_queues_committed);
     }
     world.checks.summary.scenario = scenario.name.clone();
     world.checks.summary.seed = seed;
@@ -78,6 +83,8 @@ pub fn run(scenario: &Scenario, seed: u64, semantics: Semantics, mut observer: O
         strategy,
         processes: Vec::new(),
         pending_unregister: Vec::new(),
+        pending_register: Vec::new(),
+        broker_was_down: vec![false; scenario.brokers],
         quiet_since: 0,
         convergence_checked: false,
         events: Vec::new(),
@@ -129,166 +136,44 @@ impl Sim<'_> {
             self.produce();
         }
         self.departures();
+        for b in 0..self.scenario.brokers {
+            let down = !self.world.broker_up(&broker_name(b));
+            if self.broker_was_down[b] && !down {
+                self.signal_broker_back(b);
+            }
+            self.broker_was_down[b] = down;
+        }
         for p in 0..self.processes.len() {
-            if self.processes[p].alive {
-                for g in 0..self.processes[p].groups.len() {
-                    self.step_group(p, g);
-                }
+            if !self.processes[p].alive {
+                continue;
+            }
+            if self.processes[p].leaving {
+                self.end_calls(p);
+                self.step_leaving(p);
+                continue;
+            }
+            for g in 0..self.processes[p].groups.len() {
+                self.step_group(p, g);
             }
         }
         self.observe();
     }
 
-    fn alive(&self) -> Vec<usize> {
-        self.processes.iter().filter(|p| p.alive && p.leave_at.is_none()).map(|p| p.instance).collect()
+    /// Processes that can be picked for a fault: running, not leaving, not a short-lived twin.
+    pub(crate) fn alive(&self) -> Vec<usize> {
+        self.processes.iter().filter(|p| p.alive && !p.leaving && p.leave_at.is_none()).map(|p| p.instance).collect()
     }
 
-    fn pick_alive(&mut self) -> Option<usize> {
+    pub(crate) fn pick_alive(&mut self) -> Option<usize> {
         let alive = self.alive();
         alive.choose(&mut self.world.rng).copied()
     }
 
-    fn notify_all(&mut self) {
+    pub(crate) fn notify_all(&mut self) {
         for p in self.processes.iter_mut().filter(|p| p.alive) {
             for g in &mut p.groups {
                 g.next_rebalance = g.next_rebalance.min(self.world.now);
             }
-        }
-    }
-
-    fn join(&mut self, same_id_as: Option<usize>) -> usize {
-        let instance = self.processes.len();
-        let client_id = match same_id_as {
-            Some(twin) => self.processes[twin].client_id.clone(),
-            None => format!("10.0.0.{}@{}", instance + 1, 4000 + instance),
-        };
-        self.world.register(client_id.clone(), instance);
-        self.world.checks.client_of.push(client_id.clone());
-        let process = Process::new(instance, client_id, &self.world, &self.strategy, self.semantics);
-        self.processes.push(process);
-        self.notify_all();
-        instance
-    }
-
-    fn leave(&mut self, instance: usize) {
-        let now = self.world.now;
-        let process = &mut self.processes[instance];
-        process.alive = false;
-        let instance = process.instance;
-        for g in &mut process.groups {
-            let mut host = SimHost {
-                world: &mut self.world,
-                offsets: &mut g.offsets,
-                pulls: &mut g.pulls,
-                calls: &g.calls,
-                client_id: &process.client_id,
-                instance,
-                scheduled: None,
-            };
-            g.rebalancer.shutdown(&mut host);
-        }
-        self.world.checks.abandon_calls(instance, now);
-        self.world.unregister(instance);
-        self.notify_all();
-    }
-
-    fn apply(&mut self, kind: EventKind) {
-        self.world.checks.summary.observed.faults_injected += 1;
-        let now = self.world.now;
-        match kind {
-            EventKind::Join => {
-                let i = self.join(None);
-                self.events.push(format!("{} joins", letter(i)));
-            }
-            EventKind::Leave { consumer } => {
-                if self.alive().len() > 1 {
-                    if let Some(i) = consumer.filter(|&c| self.alive().contains(&c)).or_else(|| self.pick_alive()) {
-                        self.leave(i);
-                        self.events.push(format!("{} leaves", letter(i)));
-                    }
-                }
-            }
-            EventKind::Crash { consumer, detect_s } => {
-                if self.alive().len() > 1 {
-                    if let Some(i) = consumer.filter(|&c| self.alive().contains(&c)).or_else(|| self.pick_alive()) {
-                        self.processes[i].alive = false;
-                        self.world.checks.abandon_calls(i, now);
-                        self.pending_unregister.push((now + detect_s * 1_000, i));
-                        self.events.push(format!("{} crashes", letter(i)));
-                    }
-                }
-            }
-            EventKind::BrokerRestart { broker, down_s } => {
-                let name = broker_name(broker);
-                self.world.broker_down_until[broker] = now + down_s * 1_000;
-                // The lock table lives in the broker's memory.
-                let wiped: Vec<(MessageQueue, String)> =
-                    self.world.locks.iter().filter(|(q, _)| *q.broker_name == *name).map(|(q, l)| (q.clone(), l.client_id.clone())).collect();
-                for (q, holder) in wiped {
-                    self.world.checks.lock_loss.insert(q, (holder, now));
-                }
-                self.world.locks.retain(|q, _| *q.broker_name != *name);
-                self.events.push(format!("{name} restarts ({down_s} s down)"));
-            }
-            EventKind::ExpandTopics { add_per_broker } => {
-                for topic in 0..self.world.topics.len() {
-                    self.world.add_queues(topic, self.scenario.brokers, add_per_broker);
-                }
-                self.events.push(format!("topics expand by {add_per_broker} queue(s) per broker"));
-            }
-            EventKind::DuplicateId { stay_s } => {
-                if let Some(twin) = self.pick_alive() {
-                    let i = self.join(Some(twin));
-                    self.processes[i].leave_at = Some(now + stay_s * 1_000);
-                    self.events.push(format!("{} starts with {}'s client id", letter(i), letter(twin)));
-                }
-            }
-            EventKind::SlowConsume { consumer, duration_s } => {
-                if let Some(i) = consumer.filter(|&c| self.alive().contains(&c)).or_else(|| self.pick_alive()) {
-                    self.processes[i].slow = Some((now, duration_s * 1_000));
-                    self.events.push(format!("{}'s orderly listener calls take {duration_s} s", letter(i)));
-                }
-            }
-            EventKind::StaleView { rounds } => {
-                if let Some(i) = self.pick_alive() {
-                    self.processes[i].stale_rounds = rounds;
-                    self.events.push(format!("{} sees stale client ids for {rounds} round(s)", letter(i)));
-                }
-            }
-        }
-        self.quiet_since = now;
-    }
-
-    fn random_faults(&mut self) {
-        let f = self.scenario.faults.clone();
-        let rng = &mut self.world.rng;
-        let mut fire = Vec::new();
-        if rng.gen_bool(f.join) {
-            fire.push(EventKind::Join);
-        }
-        if rng.gen_bool(f.leave) {
-            fire.push(EventKind::Leave { consumer: None });
-        }
-        if rng.gen_bool(f.crash) {
-            fire.push(EventKind::Crash { consumer: None, detect_s: rng.gen_range(0..=10) });
-        }
-        if rng.gen_bool(f.broker_restart) {
-            fire.push(EventKind::BrokerRestart { broker: rng.gen_range(0..self.scenario.brokers), down_s: rng.gen_range(5..=30) });
-        }
-        if rng.gen_bool(f.expand_topics) {
-            fire.push(EventKind::ExpandTopics { add_per_broker: 1 });
-        }
-        if rng.gen_bool(f.duplicate_id) {
-            fire.push(EventKind::DuplicateId { stay_s: rng.gen_range(30..=120) });
-        }
-        if rng.gen_bool(f.slow_consume) {
-            fire.push(EventKind::SlowConsume { consumer: None, duration_s: rng.gen_range(25..=45) });
-        }
-        if rng.gen_bool(f.stale_view) {
-            fire.push(EventKind::StaleView { rounds: rng.gen_range(1..=4) });
-        }
-        for kind in fire {
-            self.apply(kind);
         }
     }
 
@@ -310,6 +195,17 @@ impl Sim<'_> {
         for i in due {
             self.world.unregister(i);
             self.notify_all();
+            self.quiet_since = now;
+        }
+        let back: Vec<usize> = self.pending_register.iter().filter(|(at, _)| *at <= now).map(|(_, i)| *i).collect();
+        self.pending_register.retain(|(at, _)| *at > now);
+        for i in back {
+            let p = &self.processes[i];
+            if p.alive && !p.leaving && !self.world.registry.iter().any(|(_, inst)| *inst == i) {
+                let id = p.client_id.clone();
+                self.world.register(id, i);
+                self.notify_all();
+            }
             self.quiet_since = now;
         }
         let leaving: Vec<usize> = self.processes.iter().filter(|p| p.alive && p.leave_at.is_some_and(|at| at <= now)).map(|p| p.instance).collect();
@@ -343,23 +239,34 @@ impl Sim<'_> {
         }
     }
 
+    /// Listener calls that ended: their progress is recorded unless the state was dropped
+    /// meanwhile (as Java's ConsumeMessageOrderlyService does).
+    fn end_calls(&mut self, p: usize) {
+        let now = self.world.now;
+        for group in &mut self.processes[p].groups {
+            let ended: Vec<MessageQueue> = group.calls.iter().filter(|(_, c)| c.end <= now).map(|(q, _)| q.clone()).collect();
+            for q in ended {
+                let call = group.calls.remove(&q).expect("listed above");
+                if group.rebalancer.state(&q).is_some_and(|s| s.generation == call.generation && !s.dropped) {
+                    group.offsets.insert(q, call.to);
+                }
+            }
+        }
+    }
+
     fn step_group(&mut self, p: usize, g: usize) {
         let now = self.world.now;
-        let ids = if now >= self.processes[p].groups[g].next_rebalance { Some(self.view_of_ids(p)) } else { None };
+        if g == 0 {
+            self.end_calls(p);
+        }
+        let cut_off = self.processes[p].cut_off(now);
+        let ids = if now >= self.processes[p].groups[g].next_rebalance { Some(if cut_off { None } else { self.view_of_ids(p) }) } else { None };
         let instance = self.processes[p].instance;
         let process = &mut self.processes[p];
         let client_id = process.client_id.clone();
         let group: &mut GroupClient = &mut process.groups[g];
         let orderly = self.world.topics[g].orderly;
-
-        // Listener calls that ended: commit their progress unless the state was dropped meanwhile.
-        let ended: Vec<MessageQueue> = group.calls.iter().filter(|(_, c)| c.end <= now).map(|(q, _)| q.clone()).collect();
-        for q in ended {
-            let call = group.calls.remove(&q).expect("listed above");
-            if group.rebalancer.state(&q).is_some_and(|s| s.generation == call.generation && !s.dropped) {
-                group.offsets.insert(q, call.to);
-            }
-        }
+        let safe = self.semantics == Semantics::Safe;
 
         let mut host = SimHost {
             world: &mut self.world,
@@ -369,11 +276,13 @@ impl Sim<'_> {
             client_id: &client_id,
             instance,
             scheduled: None,
+            cut_off,
         };
         if let Some(ids) = ids {
             let topic = &host.world.topics[g];
-            let views: BTreeMap<String, TopicView> = [(topic.name.clone(), TopicView { queues: Some(topic.queues.clone()), client_ids: ids })].into();
-            let reports = group.rebalancer.rebalance_all(&views, now, &mut host);
+            let queues = if cut_off { None } else { Some(topic.queues.clone()) };
+            let views: BTreeMap<String, TopicView> = [(topic.name.clone(), TopicView { queues, client_ids: ids })].into();
+            let reports = group.rebalancer.rebalance_all(&views, now, &mut host).expect("a running process's rebalancer is not shut down");
             let observed = &mut host.world.checks.summary.observed;
             observed.rebalance_rounds += 1;
             let mut balanced = true;
@@ -382,27 +291,50 @@ impl Sim<'_> {
                 observed.forced_unlocks += r.released.iter().filter(|x| x.forced).count() as u64;
                 observed.leaked_locks += r.skipped.iter().filter(|x| x.lock_leaked).count() as u64;
                 observed.deferred_releases += r.deferred.len() as u64;
+                for given_up in r.released.iter().filter(|x| x.gave_up) {
+                    observed.releases_given_up += 1;
+                    host.world.checks.given_up.insert(given_up.queue.clone(), (instance, now));
+                }
             }
             let next = now + if balanced { REBALANCE_INTERVAL_MS } else { UNBALANCED_RETRY_MS };
             group.next_rebalance = host.scheduled.map_or(next, |s| s.min(next));
         }
         if orderly && now >= group.next_lock {
-            group.rebalancer.lock_all(now, &mut host);
+            let _ = group.rebalancer.lock_all(now, &mut host);
             group.next_lock = now + LOCK_RENEW_MS;
         }
+        if orderly {
+            // ConsumeMessageOrderlyService: a held queue found unlocked or expired is locked again
+            // (`lockOneMQ`), then every 3 s while that fails.
+            let stale: Vec<MessageQueue> =
+                group.rebalancer.held().filter(|(q, s)| !s.dropped && !group.rebalancer.is_consumable(q, s.generation, now)).map(|(q, _)| q.clone()).collect();
+            for q in stale {
+                if group.next_lock_one.get(&q).is_none_or(|&at| at <= now) {
+                    let _ = group.rebalancer.lock_queue(&q, now, &mut host);
+                    group.next_lock_one.insert(q, now + LOCK_ONE_RETRY_MS);
+                }
+            }
+        }
         if now >= group.next_persist {
-            let held: Vec<MessageQueue> = group.rebalancer.held().map(|(q, _)| q.clone()).collect();
-            for q in held {
-                let _ = host.commit(&q);
+            // Java's persistAll commits every cached offset; a host that follows the safe
+            // contract commits only queues it may consume (never one whose lock is known lost).
+            let held: Vec<(MessageQueue, u64)> = group.rebalancer.held().map(|(q, s)| (q.clone(), s.generation)).collect();
+            for (q, generation) in held {
+                if !safe || group.rebalancer.is_consumable(&q, generation, now) {
+                    let _ = host.commit(&q);
+                }
             }
             group.next_persist = now + PERSIST_INTERVAL_MS;
+        }
+        if let Some(at) = host.scheduled {
+            group.next_rebalance = group.next_rebalance.min(at);
         }
 
         // The pull loop and the listener.
         let queues: Vec<MessageQueue> = group.pulls.keys().cloned().collect();
         for q in queues {
             let pull = group.pulls[&q].clone();
-            let Some(state) = group.rebalancer.state(&q).copied() else {
+            let Some(state) = group.rebalancer.state(&q) else {
                 group.pulls.remove(&q);
                 continue;
             };
@@ -411,6 +343,9 @@ impl Sim<'_> {
                 continue;
             }
             if state.dropped || now < pull.start_at {
+                continue;
+            }
+            if cut_off {
                 continue;
             }
             group.rebalancer.record_pull(&q, pull.generation, now);
@@ -477,8 +412,7 @@ impl Sim<'_> {
     fn disturbed(&self) -> bool {
         let now = self.world.now;
         let f = &self.scenario.faults;
-        let random_faults =
-            f.join + f.leave + f.crash + f.broker_restart + f.expand_topics + f.duplicate_id + f.slow_consume + f.stale_view + f.call_failure > 0.0;
+        let random_faults = f.named().iter().any(|(_, p)| *p > 0.0);
         let ids = self.world.client_ids();
         let mut sorted = ids.clone();
         sorted.sort();
@@ -486,6 +420,9 @@ impl Sim<'_> {
         (random_faults && now < self.scenario.length_s * 1_000)
             || self.processes.iter().any(|p| p.alive && (p.stale_rounds > 0 || p.groups.iter().any(|g| g.calls.values().any(|c| c.end > now + TICK_MS))))
             || !self.pending_unregister.is_empty()
+            || !self.pending_register.is_empty()
+            || self.world.checks.given_up.values().any(|&(_, at)| now <= at + crate::world::BROKER_LOCK_EXPIRY_MS + TICK_MS)
+            || self.processes.iter().any(|p| p.alive && (p.leaving || p.cut_off(now)))
             || sorted.len() != ids.len()
             || self.world.broker_down_until.iter().any(|&until| now < until)
             || self.world.locks.values().any(|l| !ids.contains(&l.client_id) && now.saturating_sub(l.renewed_at) <= crate::world::BROKER_LOCK_EXPIRY_MS)

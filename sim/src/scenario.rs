@@ -1,5 +1,6 @@
 //! Scenarios: the cluster, the group and the faults of one simulation, as TOML.
 
+use rocketmq_rebalance::engine::Timing;
 use serde::{Deserialize, Serialize};
 
 /// A whole scenario. Times are seconds of simulated time.
@@ -28,6 +29,18 @@ pub struct Scenario {
     pub events: Vec<Event>,
     #[serde(default)]
     pub faults: FaultRates,
+    /// Whether the broker answers 0 for a queue with no committed offset (it does while the
+    /// queue's first messages are still in memory). `false`: "no offset", so `consume_from`
+    /// (last offset) applies, and messages before a queue's first start are not expected.
+    #[serde(default = "default_true")]
+    pub new_queues_committed: bool,
+    /// The engine's timing (the Java defaults when absent).
+    #[serde(default)]
+    pub timing: Option<Timing>,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 fn default_drain() -> u64 {
@@ -83,6 +96,15 @@ pub enum EventKind {
     SlowConsume { consumer: Option<usize>, duration_s: u64 },
     /// A random consumer sees a stale or partial client-id list for `rounds` rounds.
     StaleView { rounds: u32 },
+    /// A consumer cannot reach any broker for `duration_s` (a network partition, a long GC pause):
+    /// its calls fail, its locks expire, the brokers drop it after `detect_s`; its running listener
+    /// calls go on. Afterwards it registers again.
+    Partition {
+        consumer: Option<usize>,
+        duration_s: u64,
+        #[serde(default = "default_detect")]
+        detect_s: u64,
+    },
 }
 
 fn default_detect() -> u64 {
@@ -104,6 +126,29 @@ pub struct FaultRates {
     pub stale_view: f64,
     /// Probability that one lock, unlock, offset or persist call fails.
     pub call_failure: f64,
+    /// A consumer is cut off from the brokers for 30-120 s.
+    pub partition: f64,
+    /// A consumer's orderly listener calls started in this second hang for 150-400 s.
+    pub hang: f64,
+}
+
+impl FaultRates {
+    /// Every rate by name, for validation and for "may a fault strike now".
+    pub fn named(&self) -> [(&'static str, f64); 11] {
+        [
+            ("join", self.join),
+            ("leave", self.leave),
+            ("crash", self.crash),
+            ("broker_restart", self.broker_restart),
+            ("expand_topics", self.expand_topics),
+            ("duplicate_id", self.duplicate_id),
+            ("slow_consume", self.slow_consume),
+            ("stale_view", self.stale_view),
+            ("call_failure", self.call_failure),
+            ("partition", self.partition),
+            ("hang", self.hang),
+        ]
+    }
 }
 
 /// The scenarios that ship with the tool (`--scenario NAME`).
@@ -113,7 +158,13 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("stale-views", include_str!("../scenarios/stale-views.toml")),
     ("chaos", include_str!("../scenarios/chaos.toml")),
     ("balanced-sticky", include_str!("../scenarios/balanced-sticky.toml")),
+    ("host-faults", include_str!("../scenarios/host-faults.toml")),
 ];
+
+/// The names of the shipped scenarios, in order (the scripts and the CLI list these).
+pub fn built_in_names() -> impl Iterator<Item = &'static str> {
+    BUILT_IN.iter().map(|(name, _)| *name)
+}
 
 impl Scenario {
     pub fn parse(text: &str) -> Result<Scenario, String> {
@@ -141,18 +192,7 @@ impl Scenario {
                 }
             }
         }
-        let f = &self.faults;
-        for (name, p) in [
-            ("join", f.join),
-            ("leave", f.leave),
-            ("crash", f.crash),
-            ("broker_restart", f.broker_restart),
-            ("expand_topics", f.expand_topics),
-            ("duplicate_id", f.duplicate_id),
-            ("slow_consume", f.slow_consume),
-            ("stale_view", f.stale_view),
-            ("call_failure", f.call_failure),
-        ] {
+        for (name, p) in self.faults.named() {
             if !(0.0..=1.0).contains(&p) {
                 return bad(format!("fault rate {name} = {p} is not a probability"));
             }

@@ -104,7 +104,9 @@ impl World {
         self.registry_history.iter().find(|(replaced, _)| *replaced > when).map(|(_, ids)| ids.clone()).unwrap_or_else(|| self.client_ids())
     }
 
-    pub fn add_queues(&mut self, topic: usize, brokers: usize, per_broker: u32) {
+    /// `committed`: whether the broker answers 0 for the new queues (see
+    /// `Scenario::new_queues_committed`).
+    pub fn add_queues(&mut self, topic: usize, brokers: usize, per_broker: u32, committed: bool) {
         let t = &mut self.topics[topic];
         for b in 0..brokers {
             let existing = t.queues.iter().filter(|q| *q.broker_name == *broker_name(b)).count() as i32;
@@ -113,7 +115,9 @@ impl World {
                 self.log.insert(q.clone(), 0);
                 // The broker answers 0 for a queue whose first messages are still in memory, so a
                 // new queue starts from its beginning whatever ConsumeFromWhere says.
-                self.committed.insert(q.clone(), 0);
+                if committed {
+                    self.committed.insert(q.clone(), 0);
+                }
                 self.checks.consumed.insert(q.clone(), Vec::new());
                 t.queues.push(q);
             }

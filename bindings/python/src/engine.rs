@@ -4,7 +4,14 @@
 //! callback. A `BaseException` that is not an `Exception` (KeyboardInterrupt, SystemExit) stops the
 //! round instead: every later callback of the round fails without calling Python, and the
 //! exception is raised when the engine returns, the table left in its defined state.
+//!
+//! Threads: rounds are serialised by a mutex, taken with the interpreter detached. The queries a
+//! consume thread makes (`is_consumable`, `record_pull`, `generation`) go through the engine's
+//! `ConsumeView` and never wait for a running round. A call of the same rebalancer from inside one
+//! of its own host callbacks, on the same thread, raises `ReentrantError` at once (it would wait
+//! for itself).
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -12,8 +19,8 @@ use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::{PyDict, PyList};
-use rocketmq_rebalance::engine::{Host, HostError, OffsetRead, ReadFrom, RebalanceConfig, Rebalancer, TopicView, Warning};
-use rocketmq_rebalance::MessageQueue;
+use rocketmq_rebalance::engine::{ConsumeView, Host, HostError, OffsetRead, ReadFrom, RebalanceConfig, Rebalancer, TopicView, Warning};
+use rocketmq_rebalance::{Error, MessageQueue};
 use serde::Serialize;
 
 use crate::errors::IntoPy;
@@ -57,6 +64,11 @@ impl<'py> PyHost<'py> {
         if let Err(e) = self.call(method, args) {
             self.failures.push(e.0);
         }
+    }
+
+    /// Whether the host implements an optional method.
+    fn has(&self, method: &str) -> bool {
+        self.host.hasattr(method).unwrap_or(false)
     }
 }
 
@@ -138,12 +150,57 @@ impl Host for PyHost<'_> {
     }
 
     fn queue_set_changed(&mut self, topic: &str, all: &[MessageQueue], divided: &[MessageQueue]) {
-        let (Ok(all), Ok(divided)) = (self.queues(all), self.queues(divided)) else { return };
+        let (Ok(all), Ok(divided)) = (self.queues(all), self.queues(divided)) else {
+            return;
+        };
         self.call_void("queue_set_changed", |py| args!(py; topic, all, divided));
     }
 
     fn schedule_rebalance(&mut self, delay_ms: u64) {
         self.call_void("schedule_rebalance", |py| args!(py; delay_ms));
+    }
+
+    fn stop_pull(&mut self, queue: &MessageQueue, generation: u64) {
+        if self.has("stop_pull") {
+            let q = queue.clone();
+            self.call_void("stop_pull", |py| args!(py; PyMessageQueue(q), generation));
+        }
+    }
+
+    fn commit_offset(&mut self, queue: &MessageQueue, offset: i64) -> Option<Result<(), HostError>> {
+        if !self.has("commit_offset") {
+            return None;
+        }
+        let q = queue.clone();
+        Some(self.call("commit_offset", |py| args!(py; PyMessageQueue(q), offset)).map(drop))
+    }
+}
+
+thread_local! {
+    /// Rebalancers this thread is inside of (by address), to refuse re-entry from a callback.
+    static ACTIVE: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks a rebalancer active on this thread while held.
+struct Entered(usize);
+
+impl Entered {
+    fn enter(r: &PyRebalancer) -> Result<Self, Error> {
+        let key = r as *const PyRebalancer as usize;
+        ACTIVE.with(|a| {
+            let mut active = a.borrow_mut();
+            if active.contains(&key) {
+                return Err(Error::Reentrant);
+            }
+            active.push(key);
+            Ok(Entered(key))
+        })
+    }
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        ACTIVE.with(|a| a.borrow_mut().retain(|k| *k != self.0));
     }
 }
 
@@ -154,12 +211,16 @@ impl Host for PyHost<'_> {
 #[pyclass(module = "rocketmq_rebalance._native", name = "Rebalancer", frozen)]
 pub struct PyRebalancer {
     inner: Mutex<Rebalancer>,
+    view: ConsumeView,
 }
 
 impl PyRebalancer {
-    fn lock(&self, py: Python<'_>) -> std::sync::MutexGuard<'_, Rebalancer> {
+    /// The engine, for `f`; `ReentrantError` from inside one of its own callbacks.
+    fn with<T>(&self, py: Python<'_>, f: impl FnOnce(&mut Rebalancer) -> Result<T, Error>) -> PyResult<T> {
+        let _entered = Entered::enter(self).py_err(py)?;
         // A poisoned lock only means a previous round panicked; the table is still consistent.
-        self.inner.lock_py_attached(py).unwrap_or_else(|e| e.into_inner())
+        let mut guard = self.inner.lock_py_attached(py).unwrap_or_else(|e| e.into_inner());
+        f(&mut guard).py_err(py)
     }
 
     /// Runs `f` with a host, then raises an interrupting exception, or returns the report as
@@ -168,14 +229,12 @@ impl PyRebalancer {
     fn with_host<'py, R: Serialize>(
         &self,
         host: Bound<'py, PyAny>,
-        f: impl FnOnce(&mut Rebalancer, &mut PyHost<'py>) -> R,
+        f: impl FnOnce(&mut Rebalancer, &mut PyHost<'py>) -> Result<R, Error>,
         add_failures: impl FnOnce(&mut R, Vec<String>),
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = host.py();
         let mut host = PyHost { host, fatal: None, failures: Vec::new() };
-        let mut guard = self.lock(py);
-        let mut report = f(&mut guard, &mut host);
-        drop(guard);
+        let mut report = self.with(py, |r| f(r, &mut host))?;
         if let Some(fatal) = host.fatal {
             return Err(fatal);
         }
@@ -192,24 +251,32 @@ fn warn(failures: Vec<String>) -> impl Iterator<Item = Warning> {
 impl PyRebalancer {
     /// `config`: a dict in the engine's configuration form (group, client_id, model, consume_type,
     /// orderly, consume_from, consume_timestamp_ms, timing, semantics).
+    /// The configuration is read by the core's one parser (unknown keys and wrong types are
+    /// `InvalidParametersError` naming the key).
     #[new]
     fn new(py: Python<'_>, config: Bound<'_, PyDict>, strategy: PyRef<'_, PyStrategy>) -> PyResult<Self> {
-        let config: RebalanceConfig = pythonize::depythonize(config.as_any())
-            .map_err(|e| crate::errors::to_py(py, &rocketmq_rebalance::Error::InvalidParameters { strategy: "rebalancer".into(), reason: e.to_string() }))?;
+        let value: serde_json::Value =
+            pythonize::depythonize(config.as_any()).map_err(|e| crate::errors::to_py(py, &Error::InvalidConfiguration(e.to_string())))?;
+        let config = RebalanceConfig::from_json(&value.to_string()).py_err(py)?;
         let inner = Rebalancer::new(config, std::sync::Arc::clone(&strategy.inner)).py_err(py)?;
-        Ok(PyRebalancer { inner: Mutex::new(inner) })
+        let view = inner.consume_view();
+        Ok(PyRebalancer { inner: Mutex::new(inner), view })
     }
 
-    fn subscribe(&self, py: Python<'_>, topic: String) {
-        self.lock(py).subscribe(topic);
+    fn subscribe(&self, py: Python<'_>, topic: String) -> PyResult<()> {
+        self.with(py, |r| r.subscribe(topic))
     }
 
-    fn unsubscribe(&self, py: Python<'_>, topic: &str) {
-        self.lock(py).unsubscribe(topic);
+    fn unsubscribe(&self, py: Python<'_>, topic: &str) -> PyResult<()> {
+        self.with(py, |r| r.unsubscribe(topic))
     }
 
-    fn subscriptions(&self, py: Python<'_>) -> Vec<String> {
-        self.lock(py).subscriptions().map(str::to_owned).collect()
+    fn subscriptions(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        self.with(py, |r| Ok(r.subscriptions().map(str::to_owned).collect()))
+    }
+
+    fn is_shut_down(&self, py: Python<'_>) -> PyResult<bool> {
+        self.with(py, |r| Ok(r.is_shut_down()))
     }
 
     #[pyo3(signature = (topic, queues, client_ids, now_ms, host))]
@@ -240,7 +307,7 @@ impl PyRebalancer {
         self.with_host(
             host,
             |r, h| r.rebalance_all(&map, now_ms, h),
-            |reports, f| {
+            |reports: &mut Vec<_>, f| {
                 if let Some(last) = reports.last_mut() {
                     last.warnings.extend(warn(f));
                 }
@@ -252,30 +319,68 @@ impl PyRebalancer {
         self.with_host(host, |r, h| r.lock_all(now_ms, h), |r, f| r.warnings.extend(warn(f)))
     }
 
+    fn lock_queue<'py>(&self, queue: PyRef<'py, PyMessageQueue>, now_ms: u64, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let q = queue.0.clone();
+        self.with_host(host, |r, h| r.lock_queue(&q, now_ms, h), |r, f| r.warnings.extend(warn(f)))
+    }
+
+    fn locks_lost<'py>(&self, broker: &str, now_ms: u64, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        self.with_host(host, |r, h| r.locks_lost(broker, now_ms, h), |r, f| r.warnings.extend(warn(f)))
+    }
+
+    /// (offset, from_consume_from); a failing callback raises `CallbackError`.
+    fn start_offset<'py>(&self, queue: PyRef<'py, PyMessageQueue>, host: Bound<'py, PyAny>) -> PyResult<(i64, bool)> {
+        let q = queue.0.clone();
+        let py = host.py();
+        let mut host = PyHost { host, fatal: None, failures: Vec::new() };
+        let start = self.with(py, |r| r.start_offset(&q, &mut host))?;
+        if let Some(fatal) = host.fatal {
+            return Err(fatal);
+        }
+        Ok((start.offset, start.from_consume_from))
+    }
+
     fn drop_queue<'py>(&self, queue: PyRef<'py, PyMessageQueue>, now_ms: u64, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let q = queue.0.clone();
         self.with_host(host, |r, h| r.drop_queue(&q, now_ms, h), |r, f| r.warnings.extend(warn(f)))
     }
 
-    fn shutdown<'py>(&self, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        self.with_host(host, |r, h| r.shutdown(h), |r, f| r.warnings.extend(warn(f)))
+    #[pyo3(signature = (host, now_ms=None))]
+    fn shutdown<'py>(&self, host: Bound<'py, PyAny>, now_ms: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
+        self.with_host(
+            host,
+            |r, h| {
+                Ok(match now_ms {
+                    Some(now) => r.shutdown_at(now, h),
+                    None => r.shutdown(h),
+                })
+            },
+            |r, f| r.warnings.extend(warn(f)),
+        )
     }
 
-    fn is_consumable(&self, py: Python<'_>, queue: PyRef<'_, PyMessageQueue>, generation: u64, now_ms: u64) -> bool {
-        self.lock(py).is_consumable(&queue.0, generation, now_ms)
+    /// Never waits for a running round; callable from a host callback and any thread.
+    fn is_consumable(&self, queue: PyRef<'_, PyMessageQueue>, generation: u64, now_ms: u64) -> bool {
+        self.view.is_consumable(&queue.0, generation, now_ms)
     }
 
-    fn record_pull(&self, py: Python<'_>, queue: PyRef<'_, PyMessageQueue>, generation: u64, now_ms: u64) -> bool {
-        self.lock(py).record_pull(&queue.0, generation, now_ms)
+    /// Never waits for a running round; callable from a host callback and any thread.
+    fn record_pull(&self, queue: PyRef<'_, PyMessageQueue>, generation: u64, now_ms: u64) -> bool {
+        self.view.record_pull(&queue.0, generation, now_ms)
+    }
+
+    /// Never waits for a running round.
+    fn generation(&self, queue: PyRef<'_, PyMessageQueue>) -> Option<u64> {
+        self.view.generation(&queue.0)
     }
 
     /// [(queue, state dict)] of every held queue, in Java order.
     fn held<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let guard = self.lock(py);
+        let held: Vec<(MessageQueue, rocketmq_rebalance::engine::QueueState)> = self.with(py, |r| Ok(r.held().map(|(q, s)| (q.clone(), s)).collect()))?;
         let out = PyList::empty(py);
-        for (q, s) in guard.held() {
-            let state = pythonize::pythonize(py, s).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            out.append((to_py_queue(py, q)?, state))?;
+        for (q, s) in held {
+            let state = pythonize::pythonize(py, &s).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            out.append((to_py_queue(py, &q)?, state))?;
         }
         Ok(out)
     }

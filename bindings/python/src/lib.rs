@@ -9,12 +9,30 @@ mod strategy;
 
 use pyo3::prelude::*;
 
+/// The serialised names of every report reason, from the core: the Python `Literal` types are
+/// tested against these, so a new variant in Rust fails the Python tests until it is typed.
+#[pyfunction]
+fn report_names() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
+    use rocketmq_rebalance::engine::{DeferReason, ReleaseReason, RoundSkipped, SkipReason, Warning};
+    [
+        ("release_reason", ReleaseReason::NAMES),
+        ("defer_reason", DeferReason::NAMES),
+        ("skip_reason", SkipReason::NAMES),
+        ("warning", Warning::NAMES),
+        ("round_skipped", RoundSkipped::NAMES),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k, v.to_vec()))
+    .collect()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<queue::PyMessageQueue>()?;
     strategy::register(m)?;
     group::register(m)?;
     m.add_class::<engine::PyRebalancer>()?;
+    m.add_function(wrap_pyfunction!(report_names, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

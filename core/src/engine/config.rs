@@ -57,9 +57,11 @@ pub enum Semantics {
     Java,
 }
 
-/// The Java client's timing constants, each overridable. Milliseconds.
+/// The Java client's timing constants, each overridable, plus the bounds safe mode adds.
+/// Milliseconds. Unknown keys are rejected, so a misspelt key cannot silently fall back to its
+/// default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Timing {
     /// `rocketmq.client.pull.pullMaxIdleTime`: a push queue not pulled for this long is released.
     pub pull_expired_ms: u64,
@@ -74,6 +76,19 @@ pub struct Timing {
     pub lock_retry_delay_ms: u64,
     /// Delay of the first pull of a newly acquired queue (`dispatchPullRequest(.., 500)`).
     pub pull_dispatch_delay_ms: u64,
+    /// The broker's orderly lock expiry (`rocketmq.broker.rebalance.lockMaxLiveTime`). Safe mode:
+    /// a lock not renewed for this long may belong to another client by now, so this client
+    /// neither commits nor unlocks for it, and a renewal that succeeds after it starts a new
+    /// generation.
+    pub broker_lock_expiry_ms: u64,
+    /// Safe mode: when a release is deferred (or a lock lost), the engine asks the host for a
+    /// round this soon (`schedule_rebalance`) instead of waiting for the periodic one.
+    pub deferred_retry_ms: u64,
+    /// Safe mode: a release still deferred after this long is given up (see the engine's fix 16):
+    /// a hung listener or an offset store that keeps failing must not pin a queue forever. The
+    /// default, 15 minutes, is the Java client's `consumeTimeout`, the longest a listener call is
+    /// trusted to run. 0 never gives up.
+    pub release_give_up_ms: u64,
 }
 
 impl Default for Timing {
@@ -85,12 +100,16 @@ impl Default for Timing {
             consume_lock_wait_ms: 500,
             lock_retry_delay_ms: 500,
             pull_dispatch_delay_ms: 500,
+            broker_lock_expiry_ms: 60_000,
+            deferred_retry_ms: 1_000,
+            release_give_up_ms: 900_000,
         }
     }
 }
 
-/// Everything a rebalancer needs to know about its consumer.
+/// Everything a rebalancer needs to know about its consumer. Unknown keys are rejected.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RebalanceConfig {
     pub group: String,
     /// This client's id, as the broker lists it (`ip@instanceName...`).
@@ -130,14 +149,29 @@ impl RebalanceConfig {
     }
 
     pub(crate) fn validate(&self) -> Result<()> {
-        let bad = |reason: &str| Err(Error::InvalidParameters { strategy: "rebalancer".into(), reason: reason.into() });
+        let bad = |reason: &str| Err(Error::InvalidConfiguration(reason.into()));
         if self.client_id.is_empty() {
             return bad("client_id must not be empty");
         }
         if self.orderly && self.consume_type == ConsumeType::Pull {
             return bad("orderly consumption exists for push consumers only");
         }
+        let t = &self.timing;
+        if t.lock_valid_ms > t.broker_lock_expiry_ms {
+            return bad("timing.lock_valid_ms must not exceed timing.broker_lock_expiry_ms: the client would trust a lock the broker has already expired");
+        }
         Ok(())
+    }
+
+    /// Parses the JSON form every binding accepts; an unknown key or a wrong type is an
+    /// [`Error::InvalidConfiguration`] naming the key.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            Error::InvalidConfiguration(if path == "." { inner.to_string() } else { format!("{path}: {inner}") })
+        })
     }
 
     /// Orderly clustering push: queues are locked on the broker, released under the consume lock.

@@ -37,7 +37,17 @@ pub enum OffsetRead {
 }
 
 /// The client around the engine. Calls happen on the thread that runs the round, in the order the
-/// engine documents; a host needs no locking of its own for them.
+/// engine documents; a host needs no locking of its own for them. The whole contract (what to
+/// call, when, from which thread, and what each callback must guarantee) is in
+/// `docs/host-contract.md`.
+///
+/// Two guarantees the safe-mode fixes rest on: `persist_offset` is synchronous and acknowledged
+/// (an unlock follows it, so a one-way commit could land after the next owner read the offset),
+/// and the host updates its cached offset for a listener call before it releases the consume
+/// lock (the engine commits right after taking it).
+///
+/// Methods with a default body are optional: a host written against an earlier version keeps
+/// working, with the behaviour the default documents.
 pub trait Host {
     /// `lockBatchMQ`: lock `queues` (all on `broker`) for this client; returns those now locked.
     fn lock(&mut self, broker: &str, queues: &[MessageQueue]) -> Result<Vec<MessageQueue>, HostError>;
@@ -60,6 +70,25 @@ pub trait Host {
     fn dispatch_pull(&mut self, queue: &MessageQueue, offset: i64, delay_ms: u64, generation: u64);
     /// `MessageQueueListener.messageQueueChanged`: all queues of the topic, and this client's share.
     fn queue_set_changed(&mut self, topic: &str, all: &[MessageQueue], divided: &[MessageQueue]);
-    /// Run another round after `delay_ms` (a lock was refused).
+    /// Run another round after `delay_ms` (a lock was refused, a release deferred, a lock lost).
     fn schedule_rebalance(&mut self, delay_ms: u64);
+
+    /// Stop pulling `queue` for state `generation`: the state was dropped (it is being released,
+    /// or its lock was lost) and nothing more may be consumed from it. Called once per state.
+    /// Default: nothing; the host then notices through `is_consumable`/`record_pull` returning
+    /// false, or by polling `held()`.
+    fn stop_pull(&mut self, queue: &MessageQueue, generation: u64) {
+        let _ = (queue, generation);
+    }
+
+    /// Set the group's committed offset of `queue` to `offset` on the broker, synchronously (the
+    /// host's cached offset too). Safe mode calls it when a queue with no committed offset starts
+    /// from `consume_from`, so that the queue is started once per group: without it, a queue moved
+    /// before its first commit makes the next owner apply `consume_from` again and skip messages.
+    /// Default: `None`, "this host cannot"; the queue then starts uncommitted, as in Java, and the
+    /// round warns (`StartOffsetNotCommitted`).
+    fn commit_offset(&mut self, queue: &MessageQueue, offset: i64) -> Option<Result<(), HostError>> {
+        let _ = (queue, offset);
+        None
+    }
 }

@@ -6,6 +6,12 @@
 //! per *set of client ids*: topics whose id lists are equal are balanced as one, and a topic that
 //! only some members subscribe to (its id list differs) is balanced with the topics that share its
 //! list. Every member sees the same lists, so every member forms the same calls and agrees.
+//!
+//! When one topic's view is missing for a round (its id fetch failed, its route is unknown), the
+//! topic is still counted in its joint call with its last known view (fix 15): leaving it out
+//! would change every other topic's share in that call while peers, who see the topic, compute
+//! with it. The topic's own round is skipped as usual. A topic never seen complete (a topic
+//! not created yet has no route for anyone) is left out, as before.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -18,21 +24,26 @@ use crate::queue::MessageQueue;
 pub(super) type JointShare = Result<BTreeSet<MessageQueue>, String>;
 
 impl Rebalancer {
-    /// Each topic's share, for the topics of `topics` with a known route and id list. Empty when
-    /// the strategy balances per topic or the model is broadcasting.
-    pub(super) fn joint_shares(&self, topics: &[String], views: &BTreeMap<String, TopicView>) -> BTreeMap<String, JointShare> {
+    /// Each topic's share, for every subscribed topic with a current or last known view. Empty
+    /// when the strategy balances per topic or the model is broadcasting.
+    pub(super) fn joint_shares(&mut self, topics: &[String], views: &BTreeMap<String, TopicView>) -> BTreeMap<String, JointShare> {
         let mut shares = BTreeMap::new();
         if self.config.model != MessageModel::Clustering || !self.strategy.balances_across_topics() {
             return shares;
         }
-        let mut by_ids: BTreeMap<Vec<String>, Vec<&str>> = BTreeMap::new();
+        self.last_views.retain(|t, _| topics.contains(t));
         for topic in topics {
-            if let Some(TopicView { queues: Some(_), client_ids: Some(ids) }) = views.get(topic) {
-                let mut ids = ids.clone();
-                java_order::sort_client_ids(&mut ids);
-                ids.dedup();
-                by_ids.entry(ids).or_default().push(topic);
+            if let Some(view @ TopicView { queues: Some(_), client_ids: Some(_) }) = views.get(topic) {
+                self.last_views.insert(topic.clone(), view.clone());
             }
+        }
+        let views = &self.last_views;
+        let mut by_ids: BTreeMap<Vec<String>, Vec<&str>> = BTreeMap::new();
+        for (topic, view) in views {
+            let mut ids = view.client_ids.clone().unwrap_or_default();
+            java_order::sort_client_ids(&mut ids);
+            ids.dedup();
+            by_ids.entry(ids).or_default().push(topic);
         }
         for (ids, group) in by_ids {
             let mq_all: BTreeSet<MessageQueue> = group.iter().flat_map(|t| views[*t].queues.iter().flatten().filter(|q| *q.topic == **t)).cloned().collect();

@@ -1,109 +1,210 @@
-//! Outside the round: lock renewal, dropping one queue on request, shutdown.
+//! Outside the round: lock renewal, re-locking one queue, lost locks, dropping one queue on
+//! request, shutdown.
 
 use std::collections::BTreeMap;
 
-use super::report::{LockReport, ReleaseReason, RoundReport, Warning};
+use super::report::{LockReport, ReleaseReason, Released, RoundReport, Warning};
 use super::{Host, Rebalancer};
+use crate::error::Result;
 use crate::queue::MessageQueue;
 
 impl Rebalancer {
     /// `lockAll`, every 20 s for orderly consumers: renew the broker lock of every held queue,
-    /// broker by broker. A queue the broker refuses stops being consumable until a later renewal
-    /// succeeds. Java renews non-dropped queues only, so a listener call that outlives a deferred
-    /// release can outlive the broker's lock too (60 s) while another client takes the queue;
-    /// safe mode renews deferred releases as well, until they complete (fix 9).
-    pub fn lock_all(&mut self, now_ms: u64, host: &mut dyn Host) -> LockReport {
+    /// broker by broker. A queue the broker refuses stops being consumable. Java renews non-dropped
+    /// queues only, so a listener call that outlives a deferred release can outlive the broker's
+    /// lock too (60 s) while another client takes the queue; safe mode renews deferred releases
+    /// as well, until they complete (fix 9). Safe mode never resumes a lost lock: the state is
+    /// dropped and the next round starts a new generation (fix 13).
+    ///
+    /// After `shutdown` this is the one call still accepted (besides `shutdown`): it renews only
+    /// what shutdown left deferred, so a listener call still running keeps its lock until it ends
+    /// (or the give-up bound passes) instead of losing it at the broker's expiry.
+    pub fn lock_all(&mut self, now_ms: u64, host: &mut dyn Host) -> Result<LockReport> {
+        if self.shut_down && self.safe() {
+            self.last_now_ms = self.last_now_ms.max(now_ms);
+        } else {
+            self.enter(now_ms)?;
+        }
         let mut report = LockReport::default();
         let mut by_broker: BTreeMap<String, Vec<MessageQueue>> = BTreeMap::new();
         let safe = self.safe();
-        for (queue, _) in self.table.iter().filter(|(_, s)| safe || !s.dropped) {
-            by_broker.entry(queue.broker_name.to_string()).or_default().push(queue.clone());
+        for (queue, entry) in self.table.iter() {
+            // Safe: deferred releases too (fix 9), and a lock regained after it lapsed while the
+            // old state's call runs; not a lock the broker refused or forgot (fix 13).
+            let renew = if safe { !entry.dropped() || entry.flags.locked() } else { !entry.dropped() };
+            if renew {
+                by_broker.entry(queue.broker_name.to_string()).or_default().push(queue.clone());
+            }
         }
         for (broker, queues) in by_broker {
             match host.lock(&broker, &queues) {
                 Ok(locked) => {
                     for queue in queues {
-                        let Some(state) = self.table.get_mut(&queue) else { continue };
-                        if locked.contains(&queue) {
-                            state.locked = true;
-                            state.last_lock_ms = now_ms;
-                            report.renewed.push(queue);
-                        } else {
-                            state.locked = false;
-                            report.lost.push(queue);
-                        }
+                        let granted = locked.contains(&queue);
+                        self.apply_lock(&queue, granted, now_ms, host, &mut report);
                     }
                 }
                 Err(e) => report.warnings.push(Warning::CallbackFailed(format!("lock on {broker}: {e}"))),
             }
         }
-        report
+        self.after_loss(&report, host);
+        Ok(report)
+    }
+
+    /// `lockOneMQ`: the consume service found a held orderly queue unlocked or its lock expired
+    /// and asks the broker again (Java does this 10-100 ms later, then every 3 s while it fails).
+    /// Java mode resumes the old state when the lock is granted; safe mode has already dropped a
+    /// lost state (the next round restarts it), so it only renews a lock that is still ours.
+    pub fn lock_queue(&mut self, queue: &MessageQueue, now_ms: u64, host: &mut dyn Host) -> Result<LockReport> {
+        self.enter(now_ms)?;
+        let mut report = LockReport::default();
+        if !self.table.get(queue).is_some_and(|e| !e.dropped()) {
+            return Ok(report);
+        }
+        match host.lock(&queue.broker_name, std::slice::from_ref(queue)) {
+            Ok(locked) => self.apply_lock(queue, locked.contains(queue), now_ms, host, &mut report),
+            Err(e) => report.warnings.push(Warning::CallbackFailed(format!("lock {queue}: {e}"))),
+        }
+        self.after_loss(&report, host);
+        Ok(report)
+    }
+
+    /// The host saw `broker` restart (its lock table lives in memory and is now empty), or knows
+    /// otherwise that every lock this client held there is gone. Safe mode stops consumption of
+    /// that broker's orderly queues at once and restarts each with a new generation once re-locked
+    /// (the next round, asked for early). Java has no such signal: in Java mode nothing changes
+    /// until a renewal fails.
+    pub fn locks_lost(&mut self, broker: &str, now_ms: u64, host: &mut dyn Host) -> Result<LockReport> {
+        self.enter(now_ms)?;
+        let mut report = LockReport::default();
+        if !self.safe() || !self.config.locks_queues() {
+            return Ok(report);
+        }
+        let queues: Vec<MessageQueue> = self.table.queues().filter(|q| *q.broker_name == *broker).cloned().collect();
+        for queue in queues {
+            self.apply_lock(&queue, false, now_ms, host, &mut report);
+        }
+        self.after_loss(&report, host);
+        Ok(report)
+    }
+
+    /// One queue's lock answer. Refused, or (safe mode) granted only after the broker's expiry,
+    /// when another client may have held it meanwhile: lost.
+    fn apply_lock(&mut self, queue: &MessageQueue, granted: bool, now_ms: u64, host: &mut dyn Host, report: &mut LockReport) {
+        let safe = self.safe();
+        let expiry = self.config.timing.broker_lock_expiry_ms;
+        let Some(entry) = self.table.get_mut(queue) else {
+            return;
+        };
+        let lapsed = safe && now_ms.saturating_sub(entry.flags.last_lock_ms()) > expiry;
+        if granted {
+            entry.flags.set_locked(true, Some(now_ms));
+        } else {
+            entry.flags.set_locked(false, None);
+        }
+        if granted && !lapsed {
+            report.renewed.push(queue.clone());
+            return;
+        }
+        report.lost.push(queue.clone());
+        if safe {
+            entry.drop_reason = Some(ReleaseReason::LockLost);
+            self.mark_dropped(queue, ReleaseReason::LockLost, host);
+        }
+    }
+
+    /// Safe mode: a lost lock is repaired by the next round; ask for it early (fix 17).
+    fn after_loss(&self, report: &LockReport, host: &mut dyn Host) {
+        if self.safe() && !report.lost.is_empty() {
+            host.schedule_rebalance(self.config.timing.deferred_retry_ms);
+        }
     }
 
     /// Gives up one queue at the host's request (the broker answered OFFSET_ILLEGAL, or an offset
     /// reset): released like any other. Java removes it from the table whatever happens; safe mode
     /// keeps a deferred release in the table, dropped, for the next round to finish.
-    pub fn drop_queue(&mut self, queue: &MessageQueue, now_ms: u64, host: &mut dyn Host) -> RoundReport {
+    pub fn drop_queue(&mut self, queue: &MessageQueue, now_ms: u64, host: &mut dyn Host) -> Result<RoundReport> {
+        self.enter(now_ms)?;
         let mut report = RoundReport { topic: queue.topic.to_string(), balanced: false, ..RoundReport::default() };
-        if !self.table.contains_key(queue) {
-            return report;
+        if !self.table.contains(queue) {
+            return Ok(report);
         }
         self.release_queue(queue, ReleaseReason::Requested, now_ms, host, &mut report);
         if !self.safe() {
             self.table.remove(queue);
         }
-        report.changed = !self.table.contains_key(queue);
+        report.changed = !self.table.contains(queue);
+        Ok(report)
+    }
+
+    /// Shutdown. Afterwards every call but `shutdown` and (safe mode) `lock_all` is refused with
+    /// [`Error::ShutDown`](crate::Error::ShutDown).
+    ///
+    /// Safe mode releases every queue as a round would (fix 5): concurrent queues are committed
+    /// (best effort) and forgotten; an orderly queue is committed and unlocked only under its
+    /// consume lock, and unlocked only after its commit went through; a queue whose lock is lost
+    /// is neither committed nor unlocked. An orderly queue whose listener call still runs, or
+    /// whose commit or unlock fails, is reported in `deferred` and stays locked: keep calling
+    /// `lock_all` on its cadence while those listener calls run, and `shutdown` again once they
+    /// have ended (or every round's interval: past `release_give_up_ms` a hung call is given up).
+    /// A host that exits instead leaves the lock to the broker, which expires it 60 s after the
+    /// last renewal.
+    ///
+    /// Java mode unlocks the non-dropped orderly queues first, then commits, and forgets them all.
+    pub fn shutdown(&mut self, host: &mut dyn Host) -> RoundReport {
+        self.shutdown_at(self.last_now_ms, host)
+    }
+
+    /// [`Rebalancer::shutdown`] with the current time, which a repeated shutdown needs to judge
+    /// lock expiry and the give-up bound (plain `shutdown` uses the latest time any call gave).
+    pub fn shutdown_at(&mut self, now_ms: u64, host: &mut dyn Host) -> RoundReport {
+        self.last_now_ms = self.last_now_ms.max(now_ms);
+        let now_ms = self.last_now_ms;
+        self.shut_down = true;
+        let before = self.table.len();
+        let mut report = RoundReport { topic: String::new(), balanced: true, ..RoundReport::default() };
+        if self.safe() {
+            let queues: Vec<MessageQueue> = self.table.queues().cloned().collect();
+            for queue in queues {
+                self.release_queue(&queue, ReleaseReason::Shutdown, now_ms, host, &mut report);
+            }
+        } else {
+            self.shutdown_java(host, &mut report);
+        }
+        report.changed = self.table.len() != before;
+        report.balanced = self.table.is_empty();
         report
     }
 
-    /// Shutdown. Safe mode commits every offset, then unlocks every orderly queue, dropped ones
-    /// included, then forgets them (fix 5). Java unlocks the non-dropped queues first and commits
-    /// afterwards.
-    pub fn shutdown(&mut self, host: &mut dyn Host) -> RoundReport {
-        let mut report = RoundReport { topic: String::new(), changed: !self.table.is_empty(), balanced: true, ..RoundReport::default() };
-        let queues: Vec<(MessageQueue, super::QueueState)> = self.table.iter().map(|(q, s)| (q.clone(), *s)).collect();
-        let unlock = |queues: &[&MessageQueue], host: &mut dyn Host, report: &mut RoundReport| {
+    fn shutdown_java(&mut self, host: &mut dyn Host, report: &mut RoundReport) {
+        let queues: Vec<(MessageQueue, u64, bool)> = self.table.iter().map(|(q, e)| (q.clone(), e.generation(), e.dropped())).collect();
+        if self.config.locks_queues() {
             let mut by_broker: BTreeMap<&str, Vec<MessageQueue>> = BTreeMap::new();
-            for q in queues {
-                by_broker.entry(&*q.broker_name).or_default().push((*q).clone());
+            for (q, _, dropped) in &queues {
+                if !dropped {
+                    by_broker.entry(&*q.broker_name).or_default().push(q.clone());
+                }
             }
             for (broker, qs) in by_broker {
                 if let Err(e) = host.unlock(broker, &qs) {
                     report.warnings.push(Warning::CallbackFailed(format!("unlock on {broker}: {e}")));
                 }
             }
-        };
-        let mut persist_failed = BTreeMap::new();
-        if self.safe() {
-            for (q, _) in &queues {
-                if let Err(e) = host.persist_offset(q) {
-                    persist_failed.insert(q.clone(), e.0);
-                }
-            }
-            if self.config.locks_queues() {
-                unlock(&queues.iter().map(|(q, _)| q).collect::<Vec<_>>(), host, &mut report);
-            }
-        } else {
-            if self.config.locks_queues() {
-                unlock(&queues.iter().filter(|(_, s)| !s.dropped).map(|(q, _)| q).collect::<Vec<_>>(), host, &mut report);
-            }
-            for (q, _) in &queues {
-                if let Err(e) = host.persist_offset(q) {
-                    persist_failed.insert(q.clone(), e.0);
-                }
-            }
         }
-        for (queue, state) in queues {
+        for (queue, generation, _) in queues {
+            let mut released = Released::new(queue.clone(), generation, ReleaseReason::Shutdown);
+            released.persist_failed = host.persist_offset(&queue).err().map(|e| e.0);
             host.remove_offset(&queue);
-            report.released.push(super::Released {
-                persist_failed: persist_failed.remove(&queue),
-                queue,
-                generation: state.generation,
-                reason: ReleaseReason::Shutdown,
-                forced: false,
-            });
+            self.table.remove(&queue);
+            report.released.push(released);
         }
-        self.table.clear();
-        report
+    }
+
+    /// Every call but `shutdown` starts here: refused after shutdown; remembers the latest time
+    /// (shutdown takes no clock and judges lock expiry by it).
+    pub(super) fn enter(&mut self, now_ms: u64) -> Result<()> {
+        self.running()?;
+        self.last_now_ms = self.last_now_ms.max(now_ms);
+        Ok(())
     }
 }

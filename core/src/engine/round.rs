@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::joint::JointShare;
 use super::report::{ReleaseReason, RoundReport, RoundSkipped, Warning};
 use super::{Host, MessageModel, Rebalancer, RETRY_TOPIC_PREFIX};
+use crate::error::Result;
 use crate::java_order;
 use crate::queue::MessageQueue;
 
@@ -29,8 +30,9 @@ impl Rebalancer {
         client_ids: Option<&[String]>,
         now_ms: u64,
         host: &mut dyn Host,
-    ) -> RoundReport {
-        self.round(topic, queues, client_ids, None, now_ms, host)
+    ) -> Result<RoundReport> {
+        self.enter(now_ms)?;
+        Ok(self.round(topic, queues, client_ids, None, now_ms, host))
     }
 
     /// The round, with this topic's share already computed by a joint call (`given`) or not.
@@ -72,16 +74,29 @@ impl Rebalancer {
         };
         report.allocation = target.iter().cloned().collect();
         let stand_down = self.stood_down(&report);
-        let target = if stand_down { BTreeSet::new() } else { target };
+        // Standing down, this client holds nothing although the strategy gives it a share: the
+        // listener hears what it holds, and the round is unbalanced until the ids differ.
+        let target = if stand_down {
+            report.warnings.push(Warning::StoodDown);
+            BTreeSet::new()
+        } else {
+            target
+        };
 
         let released = self.release_phase(topic, &target, now_ms, host, &mut report, stand_down);
         let acquired = self.acquire_phase(topic, &target, lock, now_ms, host, &mut report);
         report.changed = released || acquired;
         if report.changed {
-            host.queue_set_changed(topic, &mq_all, &report.allocation);
+            let intended: Vec<MessageQueue> = target.iter().cloned().collect();
+            host.queue_set_changed(topic, &mq_all, &intended);
         }
-        let working: BTreeSet<&MessageQueue> = self.table.iter().filter(|(q, s)| &*q.topic == topic && !s.dropped).map(|(q, _)| q).collect();
-        report.balanced = working.len() == target.len() && target.iter().all(|q| working.contains(q));
+        let working: BTreeSet<&MessageQueue> = self.table.iter().filter(|(q, e)| &*q.topic == topic && !e.dropped()).map(|(q, _)| q).collect();
+        report.balanced = !stand_down && working.len() == target.len() && target.iter().all(|q| working.contains(q));
+        // A release waits under the consume lock or for a retry: ask for the next round early
+        // rather than in 20 s, so the handoff completes sooner (fix 17).
+        if self.safe() && !report.deferred.is_empty() {
+            host.schedule_rebalance(self.config.timing.deferred_retry_ms);
+        }
         report
     }
 
@@ -118,7 +133,8 @@ impl Rebalancer {
     /// One round per subscribed topic (views of topics missing from `views` count as unknown),
     /// then the clean-up of queues whose topic is no longer subscribed. A strategy that balances
     /// across topics is asked once for all topics that share an id list (see `engine::joint`).
-    pub fn rebalance_all(&mut self, views: &BTreeMap<String, TopicView>, now_ms: u64, host: &mut dyn Host) -> Vec<RoundReport> {
+    pub fn rebalance_all(&mut self, views: &BTreeMap<String, TopicView>, now_ms: u64, host: &mut dyn Host) -> Result<Vec<RoundReport>> {
+        self.enter(now_ms)?;
         let topics: Vec<String> = self.subscriptions.iter().cloned().collect();
         let mut joint = self.joint_shares(&topics, views);
         let mut reports: Vec<RoundReport> = topics
@@ -133,13 +149,13 @@ impl Rebalancer {
         if let Some(cleanup) = self.truncate_unsubscribed(now_ms, host) {
             reports.push(cleanup);
         }
-        reports
+        Ok(reports)
     }
 
     /// `truncateMessageQueueNotMyTopic`. Java drops the queues without committing or unlocking;
     /// safe mode releases them properly (fix 4).
     fn truncate_unsubscribed(&mut self, now_ms: u64, host: &mut dyn Host) -> Option<RoundReport> {
-        let stale: Vec<MessageQueue> = self.table.keys().filter(|q| !self.subscriptions.contains(&*q.topic)).cloned().collect();
+        let stale: Vec<MessageQueue> = self.table.queues().filter(|q| !self.subscriptions.contains(&*q.topic)).cloned().collect();
         if stale.is_empty() {
             return None;
         }
@@ -147,14 +163,8 @@ impl Rebalancer {
         for queue in stale {
             if self.safe() {
                 self.release_queue(&queue, ReleaseReason::Unsubscribed, now_ms, host, &mut report);
-            } else if let Some(state) = self.table.remove(&queue) {
-                report.released.push(super::Released {
-                    queue,
-                    generation: state.generation,
-                    reason: ReleaseReason::Unsubscribed,
-                    forced: false,
-                    persist_failed: None,
-                });
+            } else if let Some(entry) = self.table.remove(&queue) {
+                report.released.push(super::Released::new(queue, entry.generation(), ReleaseReason::Unsubscribed));
             }
         }
         Some(report)

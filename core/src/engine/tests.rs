@@ -112,7 +112,7 @@ fn acquires_its_share_with_committed_offsets_and_notifies() {
         let qs = queues("T", 4);
         host.offsets.insert(qs[0].clone(), Ok(OffsetRead::Found(7)));
         // AVG, 4 queues over [c1, c2]: c1 gets queues 0 and 1.
-        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c2", "c1"])), 1_000, &mut host);
+        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c2", "c1"])), 1_000, &mut host).unwrap();
         assert!(report.changed && report.balanced && report.skipped_round.is_none());
         assert_eq!(report.allocation, qs[..2].to_vec());
         let offsets: Vec<i64> = report.acquired.iter().map(|a| a.start_offset).collect();
@@ -121,7 +121,7 @@ fn acquires_its_share_with_committed_offsets_and_notifies() {
         assert_eq!(host.calls("changed"), ["changed T 4 2"]);
         assert!(host.calls("remove b:0").len() == 1, "the dirty cached offset is dropped before reading");
         // Nothing changes in a second identical round.
-        let again = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c2", "c1"])), 2_000, &mut host);
+        let again = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c2", "c1"])), 2_000, &mut host).unwrap();
         assert!(!again.changed && again.balanced && again.acquired.is_empty());
     }
 }
@@ -131,7 +131,7 @@ fn start_offset_for(topic: &str, from: ConsumeFromWhere, host: &mut Script) -> R
     config.consume_from = from;
     config.consume_timestamp_ms = 1_700_000_000_000;
     let mut r = Rebalancer::new(config, Arc::new(Averagely)).unwrap();
-    r.rebalance_topic(topic, Some(&queues(topic, 1)), Some(&ids(&["c1"])), 0, host)
+    r.rebalance_topic(topic, Some(&queues(topic, 1)), Some(&ids(&["c1"])), 0, host).unwrap()
 }
 
 #[test]
@@ -181,7 +181,7 @@ fn pull_consumers_read_memory_first() {
     config.consume_type = ConsumeType::Pull;
     let mut r = Rebalancer::new(config, Arc::new(Averagely)).unwrap();
     let mut host = Script::default();
-    r.rebalance_topic("T", Some(&queues("T", 1)), Some(&ids(&["c1"])), 0, &mut host);
+    r.rebalance_topic("T", Some(&queues("T", 1)), Some(&ids(&["c1"])), 0, &mut host).unwrap();
     assert_eq!(host.calls("read"), ["read b:0 MemoryThenStore"]);
 }
 
@@ -189,7 +189,7 @@ fn pull_consumers_read_memory_first() {
 fn releases_what_is_no_longer_assigned() {
     for semantics in BOTH {
         let (mut r, mut host, qs) = holding(semantics, false, 4);
-        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1", "c2"])), 1_000, &mut host);
+        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1", "c2"])), 1_000, &mut host).unwrap();
         let released: Vec<i32> = report.released.iter().map(|r| r.queue.queue_id).collect();
         assert_eq!(released, [2, 3]);
         assert!(report.released.iter().all(|r| r.reason == ReleaseReason::NotAssigned));
@@ -203,7 +203,7 @@ fn releases_what_is_no_longer_assigned() {
 #[test]
 fn pull_expired_push_queues_restart_with_a_new_generation_but_pull_queues_do_not() {
     let (mut r, mut host, qs) = holding(Semantics::Safe, false, 1);
-    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 120_001, &mut host);
+    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 120_001, &mut host).unwrap();
     assert_eq!(report.released[0].reason, ReleaseReason::PullExpired);
     assert_eq!(report.acquired[0].generation, 2, "released and taken again in the same round");
     assert!(!r.record_pull(&qs[0], 1, 120_002), "a pull of the old state is stale");
@@ -212,8 +212,8 @@ fn pull_expired_push_queues_restart_with_a_new_generation_but_pull_queues_do_not
     let mut config = RebalanceConfig::new("g", "c1");
     config.consume_type = ConsumeType::Pull;
     let mut r = Rebalancer::new(config, Arc::new(Averagely)).unwrap();
-    r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
-    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 500_000, &mut host);
+    r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host).unwrap();
+    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 500_000, &mut host).unwrap();
     assert!(report.released.is_empty(), "pull consumers pull when they like");
 }
 
@@ -224,7 +224,7 @@ fn orderly_lock_refused_or_failed_skips_and_retries_soon() {
         let mut r = rebalancer(semantics, true);
         let mut host = Script::default();
         host.refuse_lock.insert(qs[1].clone());
-        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
+        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host).unwrap();
         assert_eq!(report.acquired.len(), 1);
         assert_eq!(report.skipped[0].reason, SkipReason::LockRefused);
         assert_eq!(host.calls("schedule"), ["schedule +500ms"]);
@@ -232,7 +232,7 @@ fn orderly_lock_refused_or_failed_skips_and_retries_soon() {
 
         let mut host = Script { lock_error: true, ..Script::default() };
         let mut r = rebalancer(semantics, true);
-        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
+        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host).unwrap();
         assert!(report.acquired.is_empty());
         assert!(matches!(&report.skipped[0].reason, SkipReason::LockFailed(m) if m == "broker down"));
     }
@@ -245,7 +245,7 @@ fn a_lock_taken_for_a_queue_whose_offset_fails_is_returned_in_safe_mode_only() {
         let mut r = rebalancer(semantics, true);
         let mut host = Script::default();
         host.offsets.insert(qs[0].clone(), Err(HostError::new("timeout")));
-        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
+        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host).unwrap();
         let unlocked = !host.calls("unlock").is_empty();
         match semantics {
             Semantics::Safe => assert!(unlocked && !report.skipped[0].lock_leaked),
@@ -259,7 +259,7 @@ fn holding(semantics: Semantics, orderly: bool, n: i32) -> (Rebalancer, Script, 
     let qs = queues("T", n);
     let mut r = rebalancer(semantics, orderly);
     let mut host = Script::default();
-    r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
+    r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host).unwrap();
     host.log.clear();
     (r, host, qs)
 }
@@ -275,14 +275,14 @@ fn orderly_handoff(semantics: Semantics) -> (Rebalancer, Script, Vec<MessageQueu
 fn orderly_release_waits_for_the_consume_callback_and_retries() {
     for semantics in BOTH {
         let (mut r, mut host, qs) = orderly_handoff(semantics);
-        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 5_000, &mut host);
+        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 5_000, &mut host).unwrap();
         assert_eq!(report.deferred[0].reason, DeferReason::ConsumeInProgress);
         assert!(host.calls("unlock").is_empty());
         assert!(r.state(&qs[0]).unwrap().dropped && r.state(&qs[0]).unwrap().try_unlock_times == 1);
         assert!(!r.is_consumable(&qs[0], 1, 5_000), "a dropped queue is not consumed any more");
         // The callback ends; the next round finishes the release.
         host.consuming.clear();
-        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 6_000, &mut host);
+        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 6_000, &mut host).unwrap();
         assert_eq!(report.released.len(), 1);
         assert!(!report.released[0].forced);
         assert_eq!(host.calls("unlock"), ["unlock b b:0"]);
@@ -295,7 +295,7 @@ fn orderly_release_waits_for_the_consume_callback_and_retries() {
 fn java_forces_the_unlock_20s_after_renewal_while_safe_mode_waits() {
     for semantics in BOTH {
         let (mut r, mut host, qs) = orderly_handoff(semantics);
-        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 20_001, &mut host);
+        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 20_001, &mut host).unwrap();
         match semantics {
             Semantics::Java => {
                 assert!(report.released[0].forced, "unlocked while the listener still runs");
@@ -315,7 +315,7 @@ fn safe_orderly_release_keeps_the_lock_when_the_offset_cannot_be_committed() {
     let (mut r, mut host, qs) = orderly_handoff(Semantics::Safe);
     host.consuming.clear();
     host.persist_error = true;
-    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host);
+    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host).unwrap();
     assert!(matches!(&report.deferred[0].reason, DeferReason::PersistFailed(m) if m == "store down"));
     assert!(host.calls("unlock").is_empty());
     assert_eq!(host.calls("release_consume_lock").len(), 1, "the consume lock is given back");
@@ -323,7 +323,7 @@ fn safe_orderly_release_keeps_the_lock_when_the_offset_cannot_be_committed() {
     let (mut r, mut host, qs) = orderly_handoff(Semantics::Java);
     host.consuming.clear();
     host.persist_error = true;
-    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host);
+    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host).unwrap();
     assert_eq!(report.released.len(), 1);
     assert_eq!(host.calls("unlock").len(), 1);
 }
@@ -332,10 +332,10 @@ fn safe_orderly_release_keeps_the_lock_when_the_offset_cannot_be_committed() {
 fn a_deferred_queue_assigned_again_is_restarted_in_safe_mode_and_left_dead_by_java() {
     for semantics in BOTH {
         let (mut r, mut host, qs) = orderly_handoff(semantics);
-        r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host);
+        r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host).unwrap();
         host.consuming.clear();
         // c0 leaves: the queue is ours again.
-        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 2_000, &mut host);
+        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 2_000, &mut host).unwrap();
         match semantics {
             Semantics::Safe => {
                 assert_eq!(report.released.len(), 1);
@@ -357,7 +357,7 @@ fn broadcasting_takes_every_queue_without_strategy_or_locks() {
     config.orderly = true;
     let mut r = Rebalancer::new(config, Arc::new(Averagely)).unwrap();
     let mut host = Script::default();
-    let report = r.rebalance_topic("T", Some(&queues("T", 3)), None, 0, &mut host);
+    let report = r.rebalance_topic("T", Some(&queues("T", 3)), None, 0, &mut host).unwrap();
     assert_eq!(report.acquired.len(), 3);
     assert!(host.calls("lock").is_empty());
     assert_eq!(host.calls("changed"), ["changed T 3 3"]);
@@ -368,8 +368,8 @@ fn duplicate_and_absent_ids_are_reported() {
     let mut r = rebalancer(Semantics::Safe, false);
     let mut host = Script::default();
     let qs = queues("T", 2);
-    r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host);
-    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c2", "c3", "c2"])), 1_000, &mut host);
+    r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host).unwrap();
+    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c2", "c3", "c2"])), 1_000, &mut host).unwrap();
     assert!(report.warnings.contains(&Warning::ClientIdAbsent));
     assert!(report.warnings.contains(&Warning::DuplicateClientIds(vec!["c2".into()])));
     assert_eq!(report.released.len(), 2, "an absent id holds nothing");
@@ -381,7 +381,7 @@ fn safe_orderly_consumer_stands_down_when_its_own_id_is_duplicated() {
     for semantics in BOTH {
         let mut r = rebalancer(semantics, true);
         let mut host = Script::default();
-        let report = r.rebalance_topic("T", Some(&queues("T", 2)), Some(&ids(&["c1", "c1"])), 0, &mut host);
+        let report = r.rebalance_topic("T", Some(&queues("T", 2)), Some(&ids(&["c1", "c1"])), 0, &mut host).unwrap();
         match semantics {
             Semantics::Safe => assert!(report.acquired.is_empty() && host.calls("lock").is_empty()),
             // AVG over [c1, c1]: the first index gets a block of one, queue 0.
@@ -394,15 +394,15 @@ fn safe_orderly_consumer_stands_down_when_its_own_id_is_duplicated() {
 fn missing_inputs_and_strategy_errors_change_nothing() {
     for semantics in BOTH {
         let (mut r, mut host, qs) = holding(semantics, false, 2);
-        let report = r.rebalance_topic("T", None, Some(&ids(&["c1"])), 1, &mut host);
+        let report = r.rebalance_topic("T", None, Some(&ids(&["c1"])), 1, &mut host).unwrap();
         assert_eq!(report.skipped_round, Some(RoundSkipped::RouteUnknown));
         let notified = host.calls("changed").len();
         assert_eq!(notified, usize::from(semantics == Semantics::Java), "Java tells the listener 'nothing'");
-        assert_eq!(r.rebalance_topic("%RETRY%g", None, None, 1, &mut host).skipped_round, Some(RoundSkipped::RouteUnknown));
+        assert_eq!(r.rebalance_topic("%RETRY%g", None, None, 1, &mut host).unwrap().skipped_round, Some(RoundSkipped::RouteUnknown));
         assert_eq!(host.calls("changed").len(), notified, "never for retry topics");
-        let report = r.rebalance_topic("T", Some(&qs), None, 1, &mut host);
+        let report = r.rebalance_topic("T", Some(&qs), None, 1, &mut host).unwrap();
         assert_eq!(report.skipped_round, Some(RoundSkipped::ClientIdsUnavailable));
-        let report = r.rebalance_topic("T", Some(&[]), Some(&ids(&["c1"])), 1, &mut host);
+        let report = r.rebalance_topic("T", Some(&[]), Some(&ids(&["c1"])), 1, &mut host).unwrap();
         assert!(matches!(&report.skipped_round, Some(RoundSkipped::StrategyFailed(m)) if m.contains("mqAll is null or mqAll empty")));
         assert!(!report.balanced);
         assert_eq!(r.held().count(), 2, "old queues kept");
@@ -415,15 +415,15 @@ fn unsubscribed_topics_are_released_properly_in_safe_mode_only() {
     for semantics in BOTH {
         let mut r = rebalancer(semantics, true);
         let mut host = Script::default();
-        r.subscribe("A");
-        r.subscribe("B");
+        r.subscribe("A").unwrap();
+        r.subscribe("B").unwrap();
         let view = |t: &str| TopicView { queues: Some(queues(t, 1)), client_ids: Some(ids(&["c1"])) };
         let views: BTreeMap<String, TopicView> = [("A".to_string(), view("A")), ("B".to_string(), view("B"))].into();
-        let reports = r.rebalance_all(&views, 0, &mut host);
+        let reports = r.rebalance_all(&views, 0, &mut host).unwrap();
         assert_eq!(reports.len(), 2);
         host.log.clear();
-        r.unsubscribe("B");
-        let reports = r.rebalance_all(&views, 1_000, &mut host);
+        r.unsubscribe("B").unwrap();
+        let reports = r.rebalance_all(&views, 1_000, &mut host).unwrap();
         let cleanup = reports.last().unwrap();
         assert_eq!(cleanup.released[0].reason, ReleaseReason::Unsubscribed);
         assert_eq!(r.held().count(), 1);
@@ -438,13 +438,13 @@ fn lock_renewal_keeps_orderly_queues_consumable() {
     assert!(r.is_consumable(&qs[0], 1, 30_000));
     assert!(!r.is_consumable(&qs[0], 1, 30_001), "a lock not renewed for 30 s is not trusted");
     host.refuse_lock.insert(qs[1].clone());
-    let report = r.lock_all(25_000, &mut host);
+    let report = r.lock_all(25_000, &mut host).unwrap();
     assert_eq!(report.renewed, vec![qs[0].clone()]);
     assert_eq!(report.lost, vec![qs[1].clone()]);
     assert!(r.is_consumable(&qs[0], 1, 50_000));
     assert!(!r.is_consumable(&qs[1], 2, 25_000));
     host.lock_error = true;
-    assert_eq!(r.lock_all(26_000, &mut host).warnings.len(), 1);
+    assert_eq!(r.lock_all(26_000, &mut host).unwrap().warnings.len(), 1);
     assert!(!r.is_consumable(&qs[0], 3, 26_000), "wrong generation");
 }
 
@@ -452,12 +452,12 @@ fn lock_renewal_keeps_orderly_queues_consumable() {
 fn drop_queue_releases_on_request() {
     for semantics in BOTH {
         let (mut r, mut host, qs) = holding(semantics, false, 1);
-        let report = r.drop_queue(&qs[0], 1, &mut host);
+        let report = r.drop_queue(&qs[0], 1, &mut host).unwrap();
         assert_eq!(report.released[0].reason, ReleaseReason::Requested);
         assert!(r.held().next().is_none());
-        assert!(!r.drop_queue(&qs[0], 2, &mut host).changed, "dropping twice is a no-op");
+        assert!(!r.drop_queue(&qs[0], 2, &mut host).unwrap().changed, "dropping twice is a no-op");
         // The next round takes it again with a new generation.
-        assert_eq!(r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 3, &mut host).acquired[0].generation, 2);
+        assert_eq!(r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 3, &mut host).unwrap().acquired[0].generation, 2);
     }
 }
 
@@ -488,9 +488,9 @@ fn bad_configurations_are_rejected() {
 fn safe_mode_keeps_renewing_the_lock_of_a_deferred_release() {
     for semantics in BOTH {
         let (mut r, mut host, qs) = orderly_handoff(semantics);
-        r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host);
+        r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host).unwrap();
         host.log.clear();
-        let report = r.lock_all(2_000, &mut host);
+        let report = r.lock_all(2_000, &mut host).unwrap();
         assert_eq!(report.renewed.len(), usize::from(semantics == Semantics::Safe), "{:?}", host.log);
         assert!(!r.is_consumable(&qs[0], 1, 2_000), "renewed, but still dropped");
     }
@@ -502,13 +502,13 @@ fn a_failed_unlock_is_retried_in_safe_mode_and_lost_in_java_mode() {
         let (mut r, mut host, qs) = orderly_handoff(semantics);
         host.consuming.clear();
         host.unlock_error = true;
-        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host);
+        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host).unwrap();
         match semantics {
             Semantics::Safe => {
                 assert!(matches!(&report.deferred[0].reason, DeferReason::UnlockFailed(m) if m == "unlock failed"));
                 host.unlock_error = false;
                 host.log.clear();
-                let retry = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 2_000, &mut host);
+                let retry = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 2_000, &mut host).unwrap();
                 assert_eq!(retry.released.len(), 1);
                 assert_eq!(host.calls("unlock"), ["unlock b b:0"]);
             }
@@ -527,14 +527,14 @@ fn joint_round(clients: &[(&str, &[&str])], views: &BTreeMap<String, TopicView>,
         let mut r = Rebalancer::new(RebalanceConfig::new("g", *client), strategy).unwrap();
         let mut host = Script::default();
         for topic in subscribed.iter() {
-            r.subscribe(*topic);
+            r.subscribe(*topic).unwrap();
             if per_topic {
                 let view = &views[*topic];
-                r.rebalance_topic(topic, view.queues.as_deref(), view.client_ids.as_deref(), 0, &mut host);
+                r.rebalance_topic(topic, view.queues.as_deref(), view.client_ids.as_deref(), 0, &mut host).unwrap();
             }
         }
         if !per_topic {
-            for report in r.rebalance_all(views, 0, &mut host) {
+            for report in r.rebalance_all(views, 0, &mut host).unwrap() {
                 assert!(report.skipped_round.is_none() && report.balanced, "{report:?}");
             }
         }

@@ -16,7 +16,23 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import _native
-from ._engine import Acquired, Deferred, Host, LockReport, QueueState, Rebalancer, Released, RoundReport, RoundWarning, Skipped
+from ._engine import (
+    Acquired,
+    Deferred,
+    DeferReason,
+    Host,
+    LockReport,
+    QueueState,
+    Rebalancer,
+    Released,
+    ReleaseReason,
+    RoundReport,
+    RoundSkippedReason,
+    RoundWarning,
+    Skipped,
+    SkipReason,
+    WarningKind,
+)
 from ._errors import (
     CallbackError,
     IllegalArgumentError,
@@ -24,6 +40,8 @@ from ._errors import (
     InvalidParametersError,
     MissingConfigurationError,
     RebalanceError,
+    ReentrantError,
+    ShutDownError,
     UnknownStrategyError,
 )
 from ._native import (
@@ -111,6 +129,7 @@ __all__ = [
     "ByMachineRoom",
     "CallbackError",
     "ConsistentHash",
+    "DeferReason",
     "Deferred",
     "Host",
     "IllegalArgumentError",
@@ -124,13 +143,19 @@ __all__ = [
     "QueueState",
     "RebalanceError",
     "Rebalancer",
+    "ReentrantError",
+    "ReleaseReason",
     "Released",
     "RoundReport",
+    "RoundSkippedReason",
     "RoundWarning",
     "SeparatorResolver",
+    "ShutDownError",
+    "SkipReason",
     "Skipped",
     "Strategy",
     "UnknownStrategyError",
+    "WarningKind",
     "Verification",
     "allocate_group",
     "movement",

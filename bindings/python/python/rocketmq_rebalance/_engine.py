@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, cast
 
 from typing import Protocol
 
@@ -16,12 +16,37 @@ def _mq(raw: Any) -> MessageQueue:
     return MessageQueue(topic, broker, queue_id)
 
 
-def _kind(raw: Any) -> Tuple[str, Optional[str]]:
+def _kind(raw: Any) -> Tuple[Any, Optional[str]]:
     """Tagged enums arrive as a bare string or as {"kind": ..., "detail": ...}."""
     if isinstance(raw, str):
         return raw, None
     detail = raw.get("detail")
     return raw["kind"], None if detail is None else str(detail)
+
+
+# The reasons the core reports, one Literal each. tests/test_engine.py checks them against the
+# core's own lists (`_native.report_names()`), so a reason added in Rust fails until it is here.
+ReleaseReason = Literal["not_assigned", "pull_expired", "unsubscribed", "requested", "shutdown", "duplicate_client_id", "restarted", "lock_lost"]
+DeferReason = Literal["consume_in_progress", "persist_failed", "unlock_failed"]
+SkipReason = Literal["lock_refused", "lock_failed", "offset_unavailable", "start_offset_not_committed"]
+WarningKind = Literal["client_id_absent", "duplicate_client_ids", "callback_failed", "stood_down", "start_offset_not_committed"]
+RoundSkippedReason = Literal["route_unknown", "client_ids_unavailable", "strategy_failed"]
+
+# The keys of ``timing=``, all in milliseconds (see docs/host-contract.md for each one's meaning):
+# pull_expired_ms 120000, lock_valid_ms 30000, force_unlock_ms 20000 (java mode), consume_lock_wait_ms
+# 500, lock_retry_delay_ms 500, pull_dispatch_delay_ms 500, broker_lock_expiry_ms 60000,
+# deferred_retry_ms 1000, release_give_up_ms 900000. Any other key raises InvalidParametersError.
+TIMING_KEYS = (
+    "pull_expired_ms",
+    "lock_valid_ms",
+    "force_unlock_ms",
+    "consume_lock_wait_ms",
+    "lock_retry_delay_ms",
+    "pull_dispatch_delay_ms",
+    "broker_lock_expiry_ms",
+    "deferred_retry_ms",
+    "release_give_up_ms",
+)
 
 
 @dataclass(frozen=True)
@@ -30,11 +55,14 @@ class Released:
 
     queue: MessageQueue
     generation: int
-    reason: str
-    """not_assigned, pull_expired, unsubscribed, requested, shutdown or duplicate_client_id."""
+    reason: ReleaseReason
     forced: bool
     """Java mode: unlocked while the listener may still run."""
     persist_failed: Optional[str]
+    lock_lost: bool = False
+    """Safe mode: the broker lock was known lost, so nothing was committed or unlocked."""
+    gave_up: bool = False
+    """Safe mode: deferred for ``release_give_up_ms`` and given up (a hung listener)."""
 
 
 @dataclass(frozen=True)
@@ -43,9 +71,10 @@ class Deferred:
 
     queue: MessageQueue
     generation: int
-    reason: str
-    """consume_in_progress or persist_failed."""
+    reason: DeferReason
     detail: Optional[str]
+    waiting_ms: int = 0
+    """How long this release has been waiting since it was first deferred."""
 
 
 @dataclass(frozen=True)
@@ -60,16 +89,14 @@ class Skipped:
     """A queue of the allocation not taken this round."""
 
     queue: MessageQueue
-    reason: str
-    """lock_refused, lock_failed or offset_unavailable."""
+    reason: SkipReason
     detail: Optional[str]
     lock_leaked: bool
 
 
 @dataclass(frozen=True)
 class RoundWarning:
-    kind: str
-    """client_id_absent, duplicate_client_ids or callback_failed."""
+    kind: WarningKind
     detail: Optional[str]
 
 
@@ -78,8 +105,8 @@ class RoundReport:
     """What one round (or drop_queue, or shutdown) did."""
 
     topic: str
-    skipped_round: Optional[str]
-    """route_unknown, client_ids_unavailable or strategy_failed: nothing changed."""
+    skipped_round: Optional[RoundSkippedReason]
+    """Set when nothing changed because an input was missing or the strategy failed."""
     skipped_detail: Optional[str]
     changed: bool
     balanced: bool
@@ -100,8 +127,11 @@ class RoundReport:
             changed=raw["changed"],
             balanced=raw["balanced"],
             allocation=[_mq(q) for q in raw["allocation"]],
-            released=[Released(_mq(r["queue"]), r["generation"], r["reason"], r["forced"], r["persist_failed"]) for r in raw["released"]],
-            deferred=[Deferred(_mq(d["queue"]), d["generation"], *_kind(d["reason"])) for d in raw["deferred"]],
+            released=[
+                Released(_mq(r["queue"]), r["generation"], r["reason"], r["forced"], r["persist_failed"], r["lock_lost"], r["gave_up"])
+                for r in raw["released"]
+            ],
+            deferred=[Deferred(_mq(d["queue"]), d["generation"], *_kind(d["reason"]), d["waiting_ms"]) for d in raw["deferred"]],
             acquired=[Acquired(_mq(a["queue"]), a["generation"], a["start_offset"]) for a in raw["acquired"]],
             skipped=[Skipped(_mq(s["queue"]), *_kind(s["reason"]), s["lock_leaked"]) for s in raw["skipped"]],
             warnings=[RoundWarning(*_kind(w)) for w in raw["warnings"]],
@@ -110,26 +140,43 @@ class RoundReport:
 
 @dataclass(frozen=True)
 class LockReport:
+    """``lock_all``, ``lock_queue``, ``locks_lost``: locks renewed, and locks lost (the queue is
+    no longer consumable; in safe mode the next round restarts it with a new generation)."""
+
     renewed: List[MessageQueue]
     lost: List[MessageQueue]
     warnings: List[RoundWarning]
+
+    @classmethod
+    def _from_native(cls, raw: Dict[str, Any]) -> "LockReport":
+        return cls([_mq(q) for q in raw["renewed"]], [_mq(q) for q in raw["lost"]], [RoundWarning(*_kind(w)) for w in raw["warnings"]])
 
 
 @dataclass(frozen=True)
 class QueueState:
     generation: int
     dropped: bool
-    locked: bool
+    locked: Optional[bool]
+    """Orderly consumers only; None where the consumer does not lock queues."""
     last_lock_ms: int
     last_pull_ms: int
     try_unlock_times: int
+    deferred_since_ms: Optional[int] = None
+    """When a release of this state was first deferred (None: no release pending)."""
 
 
 class Host(Protocol):
     """What the engine asks of the client around it. Raising an ``Exception`` from a method is
     that step's failure (a lock refused, an offset that cannot be read, ...): the engine leaves the
     queue in a defined state and the next round repairs it. KeyboardInterrupt and SystemExit stop
-    the round and propagate."""
+    the round and propagate.
+
+    Two optional methods are looked up by name, so hosts written for earlier versions keep
+    working: ``stop_pull(queue, generation)`` (a state was dropped: stop pulling it; default:
+    nothing) and ``commit_offset(queue, offset)`` (set and commit the group's offset synchronously;
+    without it, a queue started from ``consume_from`` is not committed and the round warns
+    ``start_offset_not_committed``). The whole contract, with cadence and threads, is in
+    docs/host-contract.md."""
 
     def lock(self, broker: str, queues: List[MessageQueue]) -> Iterable[MessageQueue]:
         """Lock ``queues`` (all on ``broker``) for this client; return those now locked."""
@@ -167,7 +214,12 @@ class Rebalancer:
     """One client's rebalancing state (RocketMQ's RebalanceImpl), driven through a Host.
 
     ``semantics="safe"`` (default) fixes the places where the Java client breaks its own
-    invariants; ``"java"`` reproduces RocketMQ 5.3.x exactly. Thread-safe: calls are serialised.
+    invariants; ``"java"`` reproduces the RocketMQ 5.3.2/5.3.3 push consumer. Thread-safe: rounds
+    are serialised; ``is_consumable``, ``record_pull`` and ``generation`` never wait for a running
+    round (ask them from consume threads, under your consume lock). Calling any other method from
+    inside one of this rebalancer's own host callbacks raises ``ReentrantError``; after
+    ``shutdown`` every method but ``shutdown`` (and ``lock_all`` in safe mode) raises
+    ``ShutDownError``.
     """
 
     def __init__(
@@ -231,20 +283,48 @@ class Rebalancer:
         return [RoundReport._from_native(r) for r in self._native.rebalance_all(dict(views), now_ms, host)]
 
     def lock_all(self, now_ms: int, host: Host) -> LockReport:
-        raw = self._native.lock_all(now_ms, host)
-        return LockReport([_mq(q) for q in raw["renewed"]], [_mq(q) for q in raw["lost"]], [RoundWarning(*_kind(w)) for w in raw["warnings"]])
+        """Renew every held orderly lock (every 20 s)."""
+        return LockReport._from_native(self._native.lock_all(now_ms, host))
+
+    def lock_queue(self, queue: MessageQueue, now_ms: int, host: Host) -> LockReport:
+        """``lockOneMQ``: lock one held queue found unlocked or expired. Java mode resumes the old
+        state; safe mode only renews a lock that is still this client's."""
+        return LockReport._from_native(self._native.lock_queue(queue, now_ms, host))
+
+    def locks_lost(self, broker: str, now_ms: int, host: Host) -> LockReport:
+        """Tell the engine that ``broker`` restarted (its lock table is empty): safe mode stops
+        consuming that broker's orderly queues until each is re-locked with a new generation."""
+        return LockReport._from_native(self._native.locks_lost(broker, now_ms, host))
+
+    def start_offset(self, queue: MessageQueue, host: Host) -> Tuple[int, bool]:
+        """``computePullFromWhere`` for a pull task that computes its own start (Java mode lite
+        pull): (offset, whether consume_from chose it). Raises CallbackError when a callback
+        fails."""
+        return self._native.start_offset(queue, host)
 
     def drop_queue(self, queue: MessageQueue, now_ms: int, host: Host) -> RoundReport:
         return RoundReport._from_native(self._native.drop_queue(queue, now_ms, host))
 
-    def shutdown(self, host: Host) -> RoundReport:
-        return RoundReport._from_native(self._native.shutdown(host))
+    def shutdown(self, host: Host, now_ms: Optional[int] = None) -> RoundReport:
+        """Release everything. Safe mode leaves an orderly queue whose listener call still runs
+        (or whose commit or unlock fails) locked and reports it in ``deferred``: keep calling
+        ``lock_all`` while those calls run, then ``shutdown`` again (with ``now_ms``) to finish."""
+        return RoundReport._from_native(self._native.shutdown(host, now_ms))
+
+    def is_shut_down(self) -> bool:
+        return self._native.is_shut_down()
 
     def is_consumable(self, queue: MessageQueue, generation: int, now_ms: int) -> bool:
+        """May the consume service consume this state now? Never waits for a running round."""
         return self._native.is_consumable(queue, generation, now_ms)
 
     def record_pull(self, queue: MessageQueue, generation: int, now_ms: int) -> bool:
+        """Record a pull (keeps a push queue from expiring); False for a stale generation."""
         return self._native.record_pull(queue, generation, now_ms)
+
+    def generation(self, queue: MessageQueue) -> Optional[int]:
+        """The generation of the state held for ``queue``, if any. Never waits."""
+        return self._native.generation(queue)
 
     def held(self) -> List[Tuple[MessageQueue, QueueState]]:
         return [(q, QueueState(**s)) for q, s in self._native.held()]

@@ -37,6 +37,17 @@ class CallbackError(RebalanceError, RuntimeError):
     """A callback supplied by the caller failed."""
 
 
+class ShutDownError(RebalanceError, RuntimeError):
+    """The rebalancer was shut down: every call but ``shutdown`` (and, in safe mode, ``lock_all``,
+    which renews what shutdown left) is refused."""
+
+
+class ReentrantError(RebalanceError, RuntimeError):
+    """A Rebalancer method was called from inside one of the same rebalancer's host callbacks, on
+    the same thread: it would wait for itself. ``is_consumable``, ``record_pull`` and
+    ``generation`` are the exception: they never wait and may be called from anywhere."""
+
+
 __all__ = [
     "CallbackError",
     "IllegalArgumentError",
@@ -44,5 +55,7 @@ __all__ = [
     "InvalidParametersError",
     "MissingConfigurationError",
     "RebalanceError",
+    "ReentrantError",
+    "ShutDownError",
     "UnknownStrategyError",
 ]
