@@ -20,6 +20,8 @@ struct Script {
     persist_error: bool,
     /// Queues whose consume callback is running (the consume lock is busy).
     consuming: BTreeSet<MessageQueue>,
+    /// `commit_offset`: `None` plays a host without the callback.
+    commit: Option<Result<(), HostError>>,
 }
 
 impl Script {
@@ -84,6 +86,17 @@ impl Host for Script {
     }
     fn schedule_rebalance(&mut self, delay: u64) {
         self.log.push(format!("schedule +{delay}ms"));
+    }
+    fn stop_pull(&mut self, queue: &MessageQueue, generation: u64) {
+        self.log.push(format!("stop {} g{generation}", short(queue)));
+    }
+    fn commit_offset(&mut self, queue: &MessageQueue, offset: i64) -> Option<Result<(), HostError>> {
+        let answer = self.commit.clone()?;
+        self.log.push(format!("commit {} @{offset}", short(queue)));
+        if answer.is_ok() {
+            self.offsets.insert(queue.clone(), Ok(OffsetRead::Found(offset)));
+        }
+        Some(answer)
     }
 }
 
@@ -579,3 +592,5 @@ fn rebalance_all_balances_across_topics_with_a_cross_topic_strategy() {
     assert_eq!(held.values().map(Vec::len).sum::<usize>(), 19, "{held:?}");
     assert!(held["c3"].iter().all(|q| &*q.topic != "X"));
 }
+
+mod safety;
