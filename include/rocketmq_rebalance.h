@@ -88,6 +88,11 @@ enum rmq_result
    */
   RMQ_RESULT_NOT_POSITIONAL = 7,
   /**
+   * The rebalancer was shut down: every call but `rmq_rebalancer_shutdown`/`_shutdown_at` (and
+   * `rmq_rebalancer_lock_all` in safe mode, which renews what shutdown left) is refused.
+   */
+  RMQ_RESULT_SHUT_DOWN = 8,
+  /**
    * A bug in the library: it panicked. The handles involved stay valid.
    */
   RMQ_RESULT_PANIC = 99,
@@ -205,8 +210,10 @@ typedef struct rmq_queue_list rmq_queue_list;
  * holds. Made by `rmq_rebalancer_new`, freed by `rmq_rebalancer_free`.
  *
  * Thread-safe: calls from several threads are serialised by an internal mutex (a client
- * normally runs rounds on one thread and asks `rmq_rebalancer_is_consumable` from its consume
- * threads). A call made from inside one of the same rebalancer's host callbacks returns
+ * normally runs rounds on one thread). `rmq_rebalancer_is_consumable`, `_record_pull` and
+ * `_generation` never take that mutex: consume threads ask them (under their consume lock)
+ * without waiting for a running round, from any thread, even from inside a host callback. Any
+ * other call made from inside one of the same rebalancer's host callbacks returns
  * `RMQ_RESULT_REENTRANT` instead of deadlocking.
  */
 typedef struct rmq_rebalancer rmq_rebalancer;
@@ -241,6 +248,30 @@ typedef struct rmq_queue {
   const char *broker_name;
   int32_t queue_id;
 } rmq_queue;
+
+/**
+ * The optional callbacks added after the first release, given once per rebalancer with
+ * `rmq_rebalancer_set_host_ext` (the `rmq_host` struct keeps its size, so hosts compiled against
+ * the first header keep working). Set `struct_size` to `sizeof(rmq_host_ext)`: fields past the
+ * size a caller was compiled with are read as NULL, so later versions can add more.
+ */
+typedef struct rmq_host_ext {
+  size_t struct_size;
+  /**
+   * Passed to the callbacks below (not the `rmq_host`'s).
+   */
+  void *user_data;
+  /**
+   * A queue state was dropped (released, or its lock lost): stop pulling it. Once per state.
+   */
+  void (*stop_pull)(void *user_data, const struct rmq_queue *queue, uint64_t generation);
+  /**
+   * Set the group's committed offset of `queue` to `offset` on the broker, synchronously; 0 on
+   * success. Safe mode calls it when `consume_from` chose a start offset, so a queue is started
+   * once per group. NULL: the queue starts uncommitted, as in Java, and the round warns.
+   */
+  int32_t (*commit_offset)(void *user_data, const struct rmq_queue *queue, int64_t offset);
+} rmq_host_ext;
 
 /**
  * The client around the engine: broker calls, the offset store and the consume service.
@@ -350,7 +381,7 @@ typedef struct rmq_topic_view {
 } rmq_topic_view;
 
 /**
- * The outcome of `rmq_rebalancer_lock_all`.
+ * The outcome of `rmq_rebalancer_lock_all`, `_lock_queue` and `_locks_lost`.
  */
 typedef struct rmq_lock_summary {
   /**
@@ -358,7 +389,8 @@ typedef struct rmq_lock_summary {
    */
   size_t renewed;
   /**
-   * Queues the broker refused (another client holds them): not consumable until renewed.
+   * Queues whose lock is lost (refused, wiped by a restart, or in safe mode regained only after
+   * the broker's expiry): not consumable; safe mode restarts them with a new generation.
    */
   size_t lost;
   /**
@@ -505,6 +537,14 @@ rmq_result rmq_rebalancer_new(const char *config_json,
 void rmq_rebalancer_free(struct rmq_rebalancer *rebalancer);
 
 /**
+ * Gives the rebalancer the optional host callbacks of `ext` (copied; NULL removes them). They
+ * are used with every later call's `rmq_host`. `RMQ_RESULT_OUT_OF_RANGE` when `ext->struct_size`
+ * is smaller than its first two fields.
+ */
+rmq_result rmq_rebalancer_set_host_ext(const struct rmq_rebalancer *rebalancer,
+                                       const struct rmq_host_ext *ext);
+
+/**
  * Subscribes to `topic`: `rmq_rebalancer_rebalance_all` includes it from now on.
  */
 rmq_result rmq_rebalancer_subscribe(const struct rmq_rebalancer *rebalancer, const char *topic);
@@ -545,11 +585,35 @@ rmq_result rmq_rebalancer_rebalance_all(const struct rmq_rebalancer *rebalancer,
 
 /**
  * `lockAll` (every 20 s for orderly consumers): renews the broker lock of every held queue.
+ * Accepted after shutdown in safe mode: it renews what shutdown left locked.
  */
 rmq_result rmq_rebalancer_lock_all(const struct rmq_rebalancer *rebalancer,
                                    uint64_t now_ms,
                                    const struct rmq_host *host,
                                    struct rmq_lock_summary *out);
+
+/**
+ * `lockOneMQ`: locks one held queue found unlocked or expired. Java mode resumes the old state;
+ * safe mode only renews a lock that is still this client's.
+ */
+rmq_result rmq_rebalancer_lock_queue(const struct rmq_rebalancer *rebalancer,
+                                     const char *topic,
+                                     const char *broker_name,
+                                     int32_t queue_id,
+                                     uint64_t now_ms,
+                                     const struct rmq_host *host,
+                                     struct rmq_lock_summary *out);
+
+/**
+ * The host saw `broker_name` restart (its lock table is empty): safe mode stops consuming that
+ * broker's orderly queues until each is re-locked with a new generation (the next round, which it
+ * asks for through `schedule_rebalance`). Java mode: nothing changes.
+ */
+rmq_result rmq_rebalancer_locks_lost(const struct rmq_rebalancer *rebalancer,
+                                     const char *broker_name,
+                                     uint64_t now_ms,
+                                     const struct rmq_host *host,
+                                     struct rmq_lock_summary *out);
 
 /**
  * Releases one queue at the host's request (the broker said OFFSET_ILLEGAL, an offset reset).
@@ -563,11 +627,30 @@ rmq_result rmq_rebalancer_drop_queue(const struct rmq_rebalancer *rebalancer,
                                      struct rmq_round_report **out);
 
 /**
- * Shutdown: commits every offset, unlocks orderly queues, forgets everything.
+ * Shutdown: releases every queue. Safe mode commits and unlocks an orderly queue only under its
+ * consume lock and after its commit; one whose listener call still runs (or whose commit or
+ * unlock fails) stays locked and is reported deferred: keep calling `rmq_rebalancer_lock_all`
+ * while those calls run, then shut down again (`rmq_rebalancer_shutdown_at`) to finish. Every
+ * other call is refused from now on with `RMQ_RESULT_SHUT_DOWN`. Uses the latest `now_ms` any
+ * call gave.
  */
 rmq_result rmq_rebalancer_shutdown(const struct rmq_rebalancer *rebalancer,
                                    const struct rmq_host *host,
                                    struct rmq_round_report **out);
+
+/**
+ * `rmq_rebalancer_shutdown` at `now_ms` (a repeated shutdown judges lock expiry and the give-up
+ * bound by it).
+ */
+rmq_result rmq_rebalancer_shutdown_at(const struct rmq_rebalancer *rebalancer,
+                                      uint64_t now_ms,
+                                      const struct rmq_host *host,
+                                      struct rmq_round_report **out);
+
+/**
+ * Whether `rmq_rebalancer_shutdown` was called, into `*out`.
+ */
+rmq_result rmq_rebalancer_is_shut_down(const struct rmq_rebalancer *rebalancer, bool *out);
 
 /**
  * The queues held now (releases still pending included), in Java order, as a new list.
@@ -577,7 +660,7 @@ rmq_result rmq_rebalancer_held(const struct rmq_rebalancer *rebalancer,
 
 /**
  * The generation of the held state of a queue (given to `dispatch_pull`), into `*out`; 0 when the
- * queue is not held.
+ * queue is not held. Never waits for a running round.
  */
 rmq_result rmq_rebalancer_generation(const struct rmq_rebalancer *rebalancer,
                                      const char *topic,
@@ -587,7 +670,8 @@ rmq_result rmq_rebalancer_generation(const struct rmq_rebalancer *rebalancer,
 
 /**
  * Whether the consume service may consume the queue for state `generation` now (held, not
- * released, and for orderly consumers locked recently enough), into `*out`.
+ * released, and for orderly consumers locked recently enough), into `*out`. Never waits for a
+ * running round: ask it from the consume thread while holding the queue's consume lock.
  */
 rmq_result rmq_rebalancer_is_consumable(const struct rmq_rebalancer *rebalancer,
                                         const char *topic,
@@ -599,7 +683,7 @@ rmq_result rmq_rebalancer_is_consumable(const struct rmq_rebalancer *rebalancer,
 
 /**
  * Records a pull of the queue for state `generation` (keeps a push queue from expiring);
- * `*out` is false for a stale generation.
+ * `*out` is false for a stale generation. Never waits for a running round.
  */
 rmq_result rmq_rebalancer_record_pull(const struct rmq_rebalancer *rebalancer,
                                       const char *topic,

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -338,6 +339,14 @@ public:
     virtual void dispatch_pull(const Queue &queue, int64_t offset, uint64_t delay_ms, uint64_t generation) = 0;
     virtual void queue_set_changed(const std::string &, const QueueList &, const QueueList &) {}
     virtual void schedule_rebalance(uint64_t /*delay_ms*/) {}
+    /// A queue state was dropped (released, or its lock lost): stop pulling it. Once per state.
+    virtual void stop_pull(const Queue &, uint64_t /*generation*/) {}
+    /// Whether this host implements commit_offset (default: no; a queue started from
+    /// consume_from then starts uncommitted, as in Java, and the round warns).
+    virtual bool commits_offsets() const { return false; }
+    /// Set the group's committed offset of `queue` to `offset` on the broker, synchronously;
+    /// throw when it fails (the queue is then skipped and retried next round).
+    virtual void commit_offset(const Queue &, int64_t /*offset*/) {}
 };
 
 /// What one engine call did.
@@ -348,7 +357,11 @@ struct RoundReport {
     std::string json;
 };
 
-/// One consumer's rebalancing state. Thread-safe (calls are serialised inside the library).
+/// One consumer's rebalancing state. Thread-safe: calls are serialised (the optional host
+/// callbacks are handed to the library right before each call, under this object's mutex);
+/// is_consumable, record_pull and generation never wait for a running round. A call from inside
+/// one of this rebalancer's own host callbacks throws Error (RMQ_RESULT_REENTRANT), and after
+/// shutdown every call but shutdown (and lock_all in safe mode) throws (RMQ_RESULT_SHUT_DOWN).
 class Rebalancer {
 public:
     /// `config_json`: {"group": ..., "client_id": ..., "orderly": ..., ...} (see the C header).
@@ -367,24 +380,44 @@ public:
         std::vector<const char *> raw = ids ? detail::c_strings(*ids) : std::vector<const char *>{};
         static const char *const none[1] = {nullptr};
         const char *const *id_ptr = ids ? (raw.empty() ? none : raw.data()) : nullptr;
-        rmq_host c = bridge(host);
-        rmq_round_report *out = nullptr;
-        detail::check(rmq_rebalancer_rebalance_topic(r_.get(), topic.c_str(), queues ? queues->get() : nullptr, id_ptr, raw.size(), now_ms, &c, &out));
-        return take(out);
+        return with_host(host, [&](rmq_host *c) {
+            rmq_round_report *out = nullptr;
+            detail::check(rmq_rebalancer_rebalance_topic(r_.get(), topic.c_str(), queues ? queues->get() : nullptr, id_ptr, raw.size(), now_ms, c, &out));
+            return take(out);
+        });
     }
 
+    /// Renew every held orderly lock (every 20 s). Accepted after shutdown in safe mode.
     rmq_lock_summary lock_all(uint64_t now_ms, Host &host) {
-        rmq_host c = bridge(host);
-        rmq_lock_summary s{};
-        detail::check(rmq_rebalancer_lock_all(r_.get(), now_ms, &c, &s));
-        return s;
+        return lock_call(host, [&](rmq_host *c, rmq_lock_summary *s) { return rmq_rebalancer_lock_all(r_.get(), now_ms, c, s); });
     }
 
-    RoundReport shutdown(Host &host) {
-        rmq_host c = bridge(host);
-        rmq_round_report *out = nullptr;
-        detail::check(rmq_rebalancer_shutdown(r_.get(), &c, &out));
-        return take(out);
+    /// lockOneMQ for one held queue found unlocked or expired.
+    rmq_lock_summary lock_queue(const Queue &q, uint64_t now_ms, Host &host) {
+        return lock_call(host, [&](rmq_host *c, rmq_lock_summary *s) {
+            return rmq_rebalancer_lock_queue(r_.get(), q.topic.c_str(), q.broker_name.c_str(), q.queue_id, now_ms, c, s);
+        });
+    }
+
+    /// The host saw `broker` restart: safe mode stops consuming its orderly queues until re-locked.
+    rmq_lock_summary locks_lost(const std::string &broker, uint64_t now_ms, Host &host) {
+        return lock_call(host, [&](rmq_host *c, rmq_lock_summary *s) { return rmq_rebalancer_locks_lost(r_.get(), broker.c_str(), now_ms, c, s); });
+    }
+
+    /// Release everything; safe mode leaves a queue whose listener call runs locked and deferred:
+    /// keep calling lock_all while it runs, then shutdown(host, now_ms) again to finish.
+    RoundReport shutdown(Host &host, std::optional<uint64_t> now_ms = std::nullopt) {
+        return with_host(host, [&](rmq_host *c) {
+            rmq_round_report *out = nullptr;
+            detail::check(now_ms ? rmq_rebalancer_shutdown_at(r_.get(), *now_ms, c, &out) : rmq_rebalancer_shutdown(r_.get(), c, &out));
+            return take(out);
+        });
+    }
+
+    bool is_shut_down() const {
+        bool yes = false;
+        detail::check(rmq_rebalancer_is_shut_down(r_.get(), &yes));
+        return yes;
     }
 
     QueueList held() const {
@@ -393,13 +426,57 @@ public:
         return QueueList(out);
     }
 
+    /// Never waits for a running round: ask it from consume threads under the consume lock.
     bool is_consumable(const Queue &q, uint64_t generation, uint64_t now_ms) const {
         bool yes = false;
         detail::check(rmq_rebalancer_is_consumable(r_.get(), q.topic.c_str(), q.broker_name.c_str(), q.queue_id, generation, now_ms, &yes));
         return yes;
     }
 
+    /// Never waits; false for a stale generation.
+    bool record_pull(const Queue &q, uint64_t generation, uint64_t now_ms) const {
+        bool yes = false;
+        detail::check(rmq_rebalancer_record_pull(r_.get(), q.topic.c_str(), q.broker_name.c_str(), q.queue_id, generation, now_ms, &yes));
+        return yes;
+    }
+
+    /// The generation of the state held for `q`, 0 when none. Never waits.
+    uint64_t generation(const Queue &q) const {
+        uint64_t g = 0;
+        detail::check(rmq_rebalancer_generation(r_.get(), q.topic.c_str(), q.broker_name.c_str(), q.queue_id, &g));
+        return g;
+    }
+
 private:
+    /// Runs one library call with `host`: its optional callbacks are set for this call first.
+    template <typename F>
+    auto with_host(Host &host, F &&f) -> decltype(f(static_cast<rmq_host *>(nullptr))) {
+        std::lock_guard<std::recursive_mutex> serialised(calls_);
+        rmq_host_ext ext{};
+        ext.struct_size = sizeof ext;
+        ext.user_data = &host;
+        ext.stop_pull = [](void *ud, const rmq_queue *queue, uint64_t generation) noexcept {
+            guard([&] { h(ud).stop_pull(q(queue), generation); });
+        };
+        if (host.commits_offsets()) {
+            ext.commit_offset = [](void *ud, const rmq_queue *queue, int64_t offset) noexcept {
+                return guard([&] { h(ud).commit_offset(q(queue), offset); });
+            };
+        }
+        detail::check(rmq_rebalancer_set_host_ext(r_.get(), &ext));
+        rmq_host c = bridge(host);
+        return f(&c);
+    }
+
+    template <typename F>
+    rmq_lock_summary lock_call(Host &host, F &&f) {
+        return with_host(host, [&](rmq_host *c) {
+            rmq_lock_summary s{};
+            detail::check(f(c, &s));
+            return s;
+        });
+    }
+
     static RoundReport take(rmq_round_report *raw) {
         std::unique_ptr<rmq_round_report, detail::Deleter<rmq_round_report, rmq_round_report_free>> report(raw);
         RoundReport out;
@@ -499,6 +576,9 @@ private:
     }
 
     std::unique_ptr<rmq_rebalancer, detail::Deleter<rmq_rebalancer, rmq_rebalancer_free>> r_;
+    /// Recursive: a host callback that calls back in reaches the library, which answers
+    /// RMQ_RESULT_REENTRANT (an exception) instead of this mutex deadlocking.
+    std::recursive_mutex calls_;
 };
 
 }  // namespace rocketmq_rebalance

@@ -32,7 +32,7 @@ echo "$(wc -l <<< "$exported") symbols, every one rmq_*, every declared function
 
 echo "-- C11 tests: build plain and with -fsanitize=address,undefined"
 python3 ffi/tests/vectors_to_text.py tests/vectors/data "$out/vectors.txt" tests/golden/balanced_sticky.jsonl
-for t in test_api test_vectors; do
+for t in test_api test_vectors test_engine_safety; do
   gcc "${cflags[@]}" -o "$out/$t" "ffi/tests/c/$t.c" "${libs[@]}"
   gcc "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
     -o "$out/${t}_asan" "ffi/tests/c/$t.c" "${libs[@]}"
@@ -43,13 +43,16 @@ for t in test_api test_vectors; do
 done
 "$out/test_api"
 "$out/test_vectors" "$out/vectors.txt"
+"$out/test_engine_safety"
 echo "-- the same under ASan+UBSan (LeakSanitizer on)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_api_asan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_engine_safety_asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_vectors_asan" "$out/vectors.txt"
 echo "-- the same under valgrind memcheck (any error or leak fails)"
 vg=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite,indirect,possible
     --errors-for-leak-kinds=definite,indirect,possible)
 "${vg[@]}" "$out/test_api"
+"${vg[@]}" "$out/test_engine_safety"
 "${vg[@]}" "$out/test_vectors" "$out/vectors.txt"
 
 echo "-- the README's C and C++ blocks are the example files built below"

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "rocketmq_rebalance.hpp"
@@ -202,6 +203,49 @@ TEST(Rebalancer, HostExceptionsAreStepFailuresAndTheNextRoundRepairs) {
     EXPECT_EQ(report.summary.released, 2u);
     EXPECT_TRUE(r.held().empty());
     EXPECT_THROW(rr::Rebalancer("{}", rr::Strategy::averagely()), rr::Error);
+}
+
+// The optional callbacks, shutdown while a listener runs, and re-entry from a callback.
+class SafeHost : public MemoryHost {
+public:
+    std::set<int32_t> consuming;
+    std::map<int32_t, int64_t> committed;
+    std::vector<int32_t> stopped;
+    rr::Rebalancer *self = nullptr;
+    bool reentry_threw = false;
+    bool try_consume_lock(const rr::Queue &q, uint64_t, uint64_t) override { return consuming.count(q.queue_id) == 0; }
+    void stop_pull(const rr::Queue &q, uint64_t) override {
+        stopped.push_back(q.queue_id);
+        try {
+            self->held();
+        } catch (const rr::Error &) {
+            reentry_threw = true;
+        }
+    }
+    bool commits_offsets() const override { return true; }
+    void commit_offset(const rr::Queue &q, int64_t offset) override { committed[q.queue_id] = offset; }
+};
+
+TEST(Rebalancer, OptionalCallbacksAndShutdownWhileAListenerRuns) {
+    rr::Rebalancer r(R"({"group": "g", "client_id": "a", "orderly": true})", rr::Strategy::averagely());
+    SafeHost host;
+    host.self = &r;
+    auto queues = rr::QueueList::range("T", "b", 2);
+    auto report = r.rebalance_topic("T", &queues, std::vector<std::string>{"a"}, 0, host);
+    EXPECT_EQ(report.summary.acquired, 2u);
+    EXPECT_EQ(host.committed, (std::map<int32_t, int64_t>{{1, 100}}));  // queue 0 had 42 committed
+    host.consuming.insert(0);
+    report = r.shutdown(host, 1000);
+    EXPECT_EQ(report.summary.deferred, 1u);
+    EXPECT_EQ(report.summary.released, 1u);
+    EXPECT_EQ(host.stopped, (std::vector<int32_t>{0, 1}));
+    EXPECT_TRUE(host.reentry_threw);
+    EXPECT_TRUE(r.is_shut_down());
+    EXPECT_THROW(r.rebalance_topic("T", &queues, std::vector<std::string>{"a"}, 2000, host), rr::Error);
+    EXPECT_EQ(r.lock_all(2000, host).renewed, 1u);
+    host.consuming.clear();
+    EXPECT_EQ(r.shutdown(host, 3000).summary.released, 1u);
+    EXPECT_TRUE(r.held().empty());
 }
 
 }  // namespace
