@@ -51,7 +51,7 @@ echo "examples/python/consumer_group.py ran"
 
 step "Simulator: 200 seeds of every shipped scenario in safe mode, zero violations (seeds from $seed)"
 first=$(( seed % 1000000000 ))
-for scenario in default orderly-handoff stale-views chaos balanced-sticky; do
+for scenario in $(target/release/rmq-rebalance simulate --list); do
   echo "-- $scenario, seeds $first..$((first + 200))"
   target/release/rmq-rebalance simulate --scenario "$scenario" --seeds "$first..$((first + 200))" | grep -E "summary|violations|observed|seed"
 done

@@ -4,12 +4,12 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rocketmq_rebalance::engine::Semantics;
-use rocketmq_rebalance_sim::{letter, run, Scenario, Snapshot, Summary, BUILT_IN};
+use rocketmq_rebalance_sim::{built_in_names, letter, run, Observed, Scenario, Snapshot, Summary, Violations};
 use serde::Serialize;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A built-in scenario (default, orderly-handoff, stale-views, chaos, balanced-sticky) or a TOML file.
+    /// A built-in scenario (default, orderly-handoff, stale-views, chaos, balanced-sticky, host-faults) or a TOML file.
     #[arg(long, default_value = "default")]
     scenario: String,
     /// How many seeds (1..=N), or a range A..B (B excluded) or A..=B.
@@ -21,6 +21,9 @@ pub struct Args {
     /// Print a machine-readable summary (JSON) instead of tables.
     #[arg(long)]
     json: bool,
+    /// Print the names of the built-in scenarios, one a line, and exit (scripts read the list here).
+    #[arg(long)]
+    list: bool,
     /// Worker threads for many seeds (results do not depend on it).
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -47,7 +50,7 @@ fn load(name: &str) -> Result<Scenario, String> {
         return Ok(s);
     }
     let text = std::fs::read_to_string(name).map_err(|e| {
-        let known: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
+        let known: Vec<&str> = built_in_names().collect();
         format!("scenario {name:?} is neither built in ({}) nor a readable file: {e}", known.join(", "))
     })?;
     Scenario::parse(&text)
@@ -65,33 +68,14 @@ struct Aggregate {
     messages_consumed: u64,
     duplicates: u64,
     max_handoff_gap_ms: u64,
-    violations: Totals,
-    observed: ObservedTotals,
+    violations: Violations,
+    observed: Observed,
     /// Up to 20 seeds that violated something, to replay with --seeds S..=S.
     violating_seeds: Vec<u64>,
     seeds_with_violations: usize,
     /// What the first violating seed did wrong.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     first_violations: Vec<String>,
-}
-
-#[derive(Serialize, Default)]
-struct Totals {
-    orderly_exclusivity: u64,
-    lost_messages: u64,
-    offset_regressions: u64,
-    convergence: u64,
-}
-
-#[derive(Serialize, Default)]
-struct ObservedTotals {
-    regressions_two_writers: u64,
-    after_broker_lock_loss: u64,
-    forced_unlocks: u64,
-    leaked_locks: u64,
-    deferred_releases: u64,
-    rebalance_rounds: u64,
-    faults_injected: u64,
 }
 
 impl Aggregate {
@@ -101,20 +85,9 @@ impl Aggregate {
         self.messages_consumed += s.messages_consumed;
         self.duplicates += s.duplicates;
         self.max_handoff_gap_ms = self.max_handoff_gap_ms.max(s.max_handoff_gap_ms);
-        let v = &s.violations;
-        self.violations.orderly_exclusivity += v.orderly_exclusivity;
-        self.violations.lost_messages += v.lost_messages;
-        self.violations.offset_regressions += v.offset_regressions;
-        self.violations.convergence += v.convergence;
-        let o = &s.observed;
-        self.observed.regressions_two_writers += o.regressions_two_writers;
-        self.observed.after_broker_lock_loss += o.after_broker_lock_loss;
-        self.observed.forced_unlocks += o.forced_unlocks;
-        self.observed.leaked_locks += o.leaked_locks;
-        self.observed.deferred_releases += o.deferred_releases;
-        self.observed.rebalance_rounds += o.rebalance_rounds;
-        self.observed.faults_injected += o.faults_injected;
-        if v.total() > 0 {
+        self.violations.add(&s.violations);
+        self.observed.add(&s.observed);
+        if s.violations.total() > 0 {
             self.seeds_with_violations += 1;
             if self.first_violations.is_empty() {
                 self.first_violations = s.first_violations.iter().map(|n| format!("seed {}: {n}", s.seed)).collect();
@@ -126,12 +99,15 @@ impl Aggregate {
     }
 
     fn total_violations(&self) -> u64 {
-        let v = &self.violations;
-        v.orderly_exclusivity + v.lost_messages + v.offset_regressions + v.convergence
+        self.violations.total()
     }
 }
 
 pub fn run_cmd(args: Args) -> Result<ExitCode, String> {
+    if args.list {
+        built_in_names().for_each(|name| println!("{name}"));
+        return Ok(ExitCode::SUCCESS);
+    }
     let scenario = load(&args.scenario)?;
     let seeds = seeds(&args.seeds)?;
     let semantics = if args.semantics == "java" { Semantics::Java } else { Semantics::Safe };
@@ -239,8 +215,12 @@ fn print_summary(a: &Aggregate) {
     );
     let o = &a.observed;
     println!(
-        "  observed: {} forced unlocks, {} leaked locks, {} deferred releases, {} regressions by two writers, {} clashes/regressions after a broker forgot its locks, {} rounds, {} faults",
-        o.forced_unlocks, o.leaked_locks, o.deferred_releases, o.regressions_two_writers, o.after_broker_lock_loss, o.rebalance_rounds, o.faults_injected
+        "  observed: {} forced unlocks, {} leaked locks, {} deferred releases, {} given up, {} regressions by two writers, {} rounds, {} faults",
+        o.forced_unlocks, o.leaked_locks, o.deferred_releases, o.releases_given_up, o.regressions_two_writers, o.rebalance_rounds, o.faults_injected
+    );
+    println!(
+        "  clashes no client can fence: {} after a broker forgot its locks, {} after a partition outlived the lock, {} with a duplicated client id, {} after a release was given up",
+        o.after_broker_lock_loss, o.clashes_after_partition, o.clashes_duplicate_id, o.clashes_after_give_up
     );
     if a.seeds_with_violations > 0 {
         println!("  {} seed(s) violated an invariant; first: {:?}", a.seeds_with_violations, a.violating_seeds);

@@ -42,6 +42,14 @@ impl Violations {
     pub fn total(&self) -> u64 {
         self.orderly_exclusivity + self.lost_messages + self.offset_regressions + self.convergence
     }
+
+    /// Adds another run's counts (aggregates over seeds).
+    pub fn add(&mut self, v: &Violations) {
+        self.orderly_exclusivity += v.orderly_exclusivity;
+        self.lost_messages += v.lost_messages;
+        self.offset_regressions += v.offset_regressions;
+        self.convergence += v.convergence;
+    }
 }
 
 /// Counted, not forbidden.
@@ -73,6 +81,23 @@ pub struct Observed {
     pub deferred_releases: u64,
     pub rebalance_rounds: u64,
     pub faults_injected: u64,
+}
+
+impl Observed {
+    /// Adds another run's counts (aggregates over seeds).
+    pub fn add(&mut self, o: &Observed) {
+        self.regressions_two_writers += o.regressions_two_writers;
+        self.after_broker_lock_loss += o.after_broker_lock_loss;
+        self.releases_given_up += o.releases_given_up;
+        self.clashes_after_give_up += o.clashes_after_give_up;
+        self.clashes_after_partition += o.clashes_after_partition;
+        self.clashes_duplicate_id += o.clashes_duplicate_id;
+        self.forced_unlocks += o.forced_unlocks;
+        self.leaked_locks += o.leaked_locks;
+        self.deferred_releases += o.deferred_releases;
+        self.rebalance_rounds += o.rebalance_rounds;
+        self.faults_injected += o.faults_injected;
+    }
 }
 
 /// Running state of the checks.

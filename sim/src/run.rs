@@ -138,7 +138,7 @@ impl Sim<'_> {
         self.departures();
         for b in 0..self.scenario.brokers {
             let down = !self.world.broker_up(&broker_name(b));
-            if self.broker_was_down[b] && !down {
+            if self.broker_was_down[b] && !down && self.scenario.signal_broker_restarts {
                 self.signal_broker_back(b);
             }
             self.broker_was_down[b] = down;

@@ -34,6 +34,10 @@ pub struct Scenario {
     /// (last offset) applies, and messages before a queue's first start are not expected.
     #[serde(default = "default_true")]
     pub new_queues_committed: bool,
+    /// Whether a consumer tells its engine when a broker comes back from a restart
+    /// (`Rebalancer::locks_lost`). `false` plays a host that does not.
+    #[serde(default = "default_true")]
+    pub signal_broker_restarts: bool,
     /// The engine's timing (the Java defaults when absent).
     #[serde(default)]
     pub timing: Option<Timing>,

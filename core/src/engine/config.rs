@@ -82,7 +82,8 @@ pub struct Timing {
     /// generation.
     pub broker_lock_expiry_ms: u64,
     /// Safe mode: when a release is deferred (or a lock lost), the engine asks the host for a
-    /// round this soon (`schedule_rebalance`) instead of waiting for the periodic one.
+    /// round this soon (`schedule_rebalance`) instead of waiting for the periodic one. 0 does not
+    /// ask (the next round is the periodic one, as in Java).
     pub deferred_retry_ms: u64,
     /// Safe mode: a release still deferred after this long is given up (see the engine's fix 16):
     /// a hung listener or an offset store that keeps failing must not pin a queue forever. The

@@ -115,7 +115,7 @@ impl Rebalancer {
 
     /// Safe mode: a lost lock is repaired by the next round; ask for it early (fix 17).
     fn after_loss(&self, report: &LockReport, host: &mut dyn Host) {
-        if self.safe() && !report.lost.is_empty() {
+        if self.safe() && !report.lost.is_empty() && self.config.timing.deferred_retry_ms > 0 {
             host.schedule_rebalance(self.config.timing.deferred_retry_ms);
         }
     }

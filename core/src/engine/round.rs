@@ -94,7 +94,7 @@ impl Rebalancer {
         report.balanced = !stand_down && working.len() == target.len() && target.iter().all(|q| working.contains(q));
         // A release waits under the consume lock or for a retry: ask for the next round early
         // rather than in 20 s, so the handoff completes sooner (fix 17).
-        if self.safe() && !report.deferred.is_empty() {
+        if self.safe() && !report.deferred.is_empty() && self.config.timing.deferred_retry_ms > 0 {
             host.schedule_rebalance(self.config.timing.deferred_retry_ms);
         }
         report
