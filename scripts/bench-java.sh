@@ -8,6 +8,8 @@ cd "$(dirname "$0")/../bindings/java"
 mvn -q -B -DskipTests test-compile
 mvn -q -B dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
 out=../../target/bench-java.json
+# JMH_RUN holds several JMH options: split on purpose.
+# shellcheck disable=SC2086
 java -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" org.openjdk.jmh.Main StrategyBenchmark \
   ${JMH_RUN:--f 1 -wi 3 -w 2s -i 5 -r 2s} -rf json -rff "$out" "$@"
 python3 - "$out" <<'PY'

@@ -11,6 +11,8 @@ prefix=$root/target/c-prefix
 mkdir -p "$out"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 cflags=(-std=c11 -Wall -Wextra -Wpedantic -Werror -g -I"$prefix/include" -DEXPECTED_VERSION="\"$version\"")
+# -Wl,a,b passes a and b to the linker: the commas are not array separators.
+# shellcheck disable=SC2054
 libs=(-L"$prefix/lib" -lrocketmq_rebalance -lpthread -Wl,-rpath,"$prefix/lib")
 
 echo "-- header: regenerate with the pinned cbindgen and compare"
@@ -49,6 +51,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_api_asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_engine_safety_asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_vectors_asan" "$out/vectors.txt"
 echo "-- the same under valgrind memcheck (any error or leak fails)"
+# shellcheck disable=SC2054  # --show-leak-kinds takes a comma-separated list
 vg=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite,indirect,possible
     --errors-for-leak-kinds=definite,indirect,possible)
 "${vg[@]}" "$out/test_api"

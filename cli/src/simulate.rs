@@ -68,6 +68,7 @@ struct Aggregate {
     messages_consumed: u64,
     duplicates: u64,
     max_handoff_gap_ms: u64,
+    unowned_queue_ms: u64,
     violations: Violations,
     observed: Observed,
     /// Up to 20 seeds that violated something, to replay with --seeds S..=S.
@@ -85,6 +86,7 @@ impl Aggregate {
         self.messages_consumed += s.messages_consumed;
         self.duplicates += s.duplicates;
         self.max_handoff_gap_ms = self.max_handoff_gap_ms.max(s.max_handoff_gap_ms);
+        self.unowned_queue_ms += s.unowned_queue_ms;
         self.violations.add(&s.violations);
         self.observed.add(&s.observed);
         if s.violations.total() > 0 {
@@ -207,7 +209,11 @@ fn print_summary(a: &Aggregate) {
     let seeds = if a.seeds == 1 { format!("seed {}", a.first_seed) } else { format!("{} seeds ({}..={})", a.seeds, a.first_seed, a.last_seed) };
     println!("summary: scenario {}, {} semantics, {seeds}", a.scenario, a.semantics);
     println!("  messages: {} produced, {} delivered, {} duplicate deliveries", a.messages_produced, a.messages_consumed, a.duplicates);
-    println!("  longest handoff gap: {:.1} s", a.max_handoff_gap_ms as f64 / 1000.0);
+    println!(
+        "  longest handoff gap: {:.1} s; queues without a consumer: {:.0} queue-seconds",
+        a.max_handoff_gap_ms as f64 / 1000.0,
+        a.unowned_queue_ms as f64 / 1000.0
+    );
     let v = &a.violations;
     println!(
         "  invariant violations: orderly exclusivity {}, lost messages {}, offset regressions {}, convergence {}",

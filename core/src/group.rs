@@ -9,26 +9,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::error::Result;
 use crate::queue::MessageQueue;
-use crate::strategy::{Allocation, Strategy};
-
-/// One member's share in a [`GroupAllocation`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MemberShare {
-    pub client_id: String,
-    pub allocation: Allocation,
-}
-
-/// Every member's share, members in order of first appearance in the id list.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GroupAllocation {
-    pub members: Vec<MemberShare>,
-}
+use crate::strategy::Strategy;
+pub use crate::strategy::{GroupAllocation, MemberShare};
 
 impl GroupAllocation {
-    pub fn share_of(&self, client_id: &str) -> Option<&Allocation> {
-        self.members.iter().find(|m| m.client_id == client_id).map(|m| &m.allocation)
-    }
-
     /// The owners of each queue, resolved against the `mq_all` the view was computed from.
     pub fn ownership(&self, mq_all: &[MessageQueue]) -> Ownership {
         let mut ownership = Ownership::default();

@@ -9,8 +9,6 @@
 
 use std::cmp::Ordering;
 
-use crate::queue::MessageQueue;
-
 /// `a.compareTo(b)` for Java strings, as an [`Ordering`].
 pub fn compare_strings(a: &str, b: &str) -> Ordering {
     let (ab, bb) = (a.as_bytes(), b.as_bytes());
@@ -53,8 +51,9 @@ pub fn compare_strings_value(a: &str, b: &str) -> i32 {
 }
 
 /// Sorts queues the way `RebalanceImpl` does (`Collections.sort(mqAll)`): stable, by
-/// [`MessageQueue`]'s Java order.
-pub fn sort_queues(queues: &mut [MessageQueue]) {
+/// [`MessageQueue`](crate::MessageQueue)'s order, which is Java's `compareTo` (generic so that this
+/// module, which `queue` builds on, does not depend on it).
+pub fn sort_queues<Q: Ord>(queues: &mut [Q]) {
     queues.sort();
 }
 

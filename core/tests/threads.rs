@@ -172,8 +172,7 @@ fn consume_threads_and_rounds_never_let_two_clients_into_one_orderly_queue() {
         }));
     }
     // The round threads end after ROUNDS rounds; then the consume threads stop.
-    let rounds: Vec<_> = handles.drain(..).collect();
-    let (round_threads, consume_threads): (Vec<_>, Vec<_>) = rounds.into_iter().enumerate().partition(|(i, _)| i % 3 == 2);
+    let (round_threads, consume_threads): (Vec<_>, Vec<_>) = handles.into_iter().enumerate().partition(|(i, _)| i % 3 == 2);
     for (_, h) in round_threads {
         h.join().unwrap();
     }

@@ -32,6 +32,7 @@ mod queue_list;
 mod report;
 mod resolver;
 mod result;
+mod result_text;
 mod strategy;
 mod version;
 
@@ -43,5 +44,6 @@ pub use queue_list::*;
 pub use report::*;
 pub use resolver::*;
 pub use result::*;
+pub use result_text::*;
 pub use strategy::*;
 pub use version::*;

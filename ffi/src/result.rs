@@ -1,12 +1,9 @@
 //! Result codes: the core's one `Error` enum mapped once, plus the conditions only a C caller can
 //! create (NULL, invalid UTF-8, a small buffer).
 
-use std::ffi::{c_char, CStr};
+use std::ffi::CStr;
 
 use rocketmq_rebalance::Error;
-
-use crate::args::write_text;
-use crate::panic::{boundary, boundary_or};
 
 /// What a call did. Numbers are part of the ABI: a released code is never renumbered or reused.
 /// 0 is success, 1-99 are misuse of the C API, 100 and up mirror the library's errors.
@@ -124,11 +121,11 @@ impl rmq_result {
         rmq_result::Unknown,
     ];
 
-    fn from_raw(code: u32) -> Option<rmq_result> {
+    pub(crate) fn from_raw(code: u32) -> Option<rmq_result> {
         Self::ALL.into_iter().find(|c| *c as u32 == code)
     }
 
-    fn message(self) -> &'static str {
+    pub(crate) fn message(self) -> &'static str {
         match self {
             rmq_result::Ok => "success",
             rmq_result::NullParameter => "a required pointer argument was NULL",
@@ -157,7 +154,7 @@ impl rmq_result {
         }
     }
 
-    fn java_exception(self) -> &'static CStr {
+    pub(crate) fn java_exception(self) -> &'static CStr {
         match self {
             rmq_result::Ok => c"",
             rmq_result::ConsumeIdcsUnset | rmq_result::InnerResultNull => c"NullPointerException",
@@ -166,31 +163,6 @@ impl rmq_result {
             _ => c"IllegalArgumentException",
         }
     }
-}
-
-/// Writes the English message for `code` (NUL-terminated) into `buf` of `len` bytes and its length
-/// without the NUL into `*out_n`.
-///
-/// Returns `RMQ_RESULT_OUT_OF_RANGE` for a number that is no code, `RMQ_RESULT_BUFFER_TOO_SMALL`
-/// (with the length needed, NUL included, in `*out_n`) when `len` is too small.
-#[no_mangle]
-pub unsafe extern "C" fn rmq_result_message(code: u32, buf: *mut c_char, len: usize, out_n: *mut usize) -> rmq_result {
-    boundary(|| {
-        let code = rmq_result::from_raw(code).ok_or(rmq_result::OutOfRange)?;
-        // SAFETY: the caller promises `buf` holds `len` bytes and `out_n` is writable.
-        unsafe { write_text(code.message(), buf, len, out_n) }
-    })
-}
-
-/// The simple name of the exception the Java client throws for the same input
-/// (`"IllegalArgumentException"`, `"NullPointerException"`, `"RuntimeException"`), `""` for
-/// `RMQ_RESULT_OK` and NULL for a number that is no code. Static: never freed.
-#[no_mangle]
-pub extern "C" fn rmq_result_java_exception(code: u32) -> *const c_char {
-    boundary_or(std::ptr::null(), || match rmq_result::from_raw(code) {
-        Some(code) => code.java_exception().as_ptr(),
-        None => std::ptr::null(),
-    })
 }
 
 #[cfg(test)]

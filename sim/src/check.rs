@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use rocketmq_rebalance::MessageQueue;
 use serde::Serialize;
 
+use crate::time::TICK_MS;
+
 /// What one run measured.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
@@ -18,6 +20,9 @@ pub struct Summary {
     pub duplicates: u64,
     /// The longest time a queue had no consumer that could consume it.
     pub max_handoff_gap_ms: u64,
+    /// Queue-milliseconds with no consumer that could consume (summed over queues and ticks):
+    /// how long handoffs take altogether.
+    pub unowned_queue_ms: u64,
     pub violations: Violations,
     pub observed: Observed,
     /// The first few violations, described (to replay: the same scenario and seed).
@@ -217,7 +222,7 @@ impl Checks {
         let (Some(&(_, earlier_last)), Some(&(later_start, _))) = (self.stints.get(&(queue.clone(), earlier)), self.stints.get(&(queue.clone(), later))) else {
             return false;
         };
-        earlier_last + crate::run::TICK_MS >= later_start
+        earlier_last + TICK_MS >= later_start
     }
 
     /// Whether a restart wiped the lock of `queue`, held by one of `instances`, shortly before.
@@ -243,13 +248,14 @@ impl Checks {
         for (queue, who) in &owners {
             for &i in who {
                 let stint = self.stints.entry((queue.clone(), i)).or_insert((now, now));
-                if stint.1 + crate::run::TICK_MS < now {
+                if stint.1 + TICK_MS < now {
                     stint.0 = now;
                 }
                 stint.1 = now;
             }
             let last = self.last_owned.entry(queue.clone()).or_insert(now);
             if who.is_empty() {
+                self.summary.unowned_queue_ms += TICK_MS;
                 self.summary.max_handoff_gap_ms = self.summary.max_handoff_gap_ms.max(now - *last);
             } else {
                 *last = now;

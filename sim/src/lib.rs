@@ -12,6 +12,7 @@ mod consumer;
 mod faults;
 mod run;
 mod scenario;
+mod time;
 mod world;
 
 pub use check::{Observed, Summary, Violations};

@@ -18,7 +18,7 @@ use crate::consumer::{
 use crate::scenario::{EventKind, Scenario};
 use crate::world::{broker_name, Topic, World};
 
-pub const TICK_MS: u64 = 1_000;
+pub use crate::time::TICK_MS;
 /// Convergence is checked once views have agreed this long: 2 rounds, plus 5 s of slack.
 pub const CONVERGENCE_AFTER_MS: u64 = 2 * REBALANCE_INTERVAL_MS + 5_000;
 
@@ -309,7 +309,7 @@ impl Sim<'_> {
             let stale: Vec<MessageQueue> =
                 group.rebalancer.held().filter(|(q, s)| !s.dropped && !group.rebalancer.is_consumable(q, s.generation, now)).map(|(q, _)| q.clone()).collect();
             for q in stale {
-                if group.next_lock_one.get(&q).is_none_or(|&at| at <= now) {
+                if group.next_lock_one.get(&q).map_or(true, |&at| at <= now) {
                     let _ = group.rebalancer.lock_queue(&q, now, &mut host);
                     group.next_lock_one.insert(q, now + LOCK_ONE_RETRY_MS);
                 }

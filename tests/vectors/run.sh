@@ -18,6 +18,8 @@ fi
 stamp="$out/classes/.stamp"
 if [ ! -f "$stamp" ] || [ -n "$(find "$here/src" -newer "$stamp" -name '*.java' | head -1)" ]; then
   rm -rf "$out/classes" && mkdir -p "$out/classes"
+  # One argument per source file (the paths have no spaces).
+  # shellcheck disable=SC2046
   javac -encoding UTF-8 --release 17 -nowarn -d "$out/classes" -cp "$(cat "$out/classpath.txt")" \
     $(find "$here/src/main/java" -name '*.java')
   touch "$stamp"

@@ -82,7 +82,7 @@ impl Rebalancer {
             self.table.insert(queue.clone(), generation, now_ms);
             // Java's lite-pull consumer ignores the pull requests of a round (its
             // `dispatchPullRequest` is empty): its pull task computes its own start offset.
-            if !(self.config.consume_type == ConsumeType::Pull && !self.safe()) {
+            if self.config.consume_type != ConsumeType::Pull || self.safe() {
                 host.dispatch_pull(queue, offset, self.config.timing.pull_dispatch_delay_ms, generation);
             }
             report.acquired.push(Acquired { queue: queue.clone(), generation, start_offset: offset });

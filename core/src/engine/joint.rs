@@ -15,7 +15,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::round::TopicView;
+use super::view::TopicView;
 use super::{MessageModel, Rebalancer};
 use crate::java_order;
 use crate::queue::MessageQueue;

@@ -77,6 +77,7 @@ mod release;
 mod report;
 mod round;
 mod state;
+mod view;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -85,8 +86,8 @@ pub use acquire::StartOffset;
 pub use config::{ConsumeFromWhere, ConsumeType, MessageModel, RebalanceConfig, Semantics, Timing};
 pub use host::{Host, HostError, OffsetRead, ReadFrom};
 pub use report::{Acquired, DeferReason, Deferred, LockReport, ReleaseReason, Released, RoundReport, RoundSkipped, SkipReason, Skipped, Warning};
-pub use round::TopicView;
 pub use state::{ConsumeView, QueueState};
+pub use view::TopicView;
 
 use crate::error::{Error, Result};
 use crate::queue::MessageQueue;

@@ -5,19 +5,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::joint::JointShare;
 use super::report::{ReleaseReason, RoundReport, RoundSkipped, Warning};
+use super::view::TopicView;
 use super::{Host, MessageModel, Rebalancer, RETRY_TOPIC_PREFIX};
 use crate::error::Result;
 use crate::java_order;
 use crate::queue::MessageQueue;
-
-/// What a client knows of one topic at the start of a round.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TopicView {
-    /// The topic's readable queues; `None` when the route is unknown.
-    pub queues: Option<Vec<MessageQueue>>,
-    /// The group's client ids from one broker; `None` when the call failed.
-    pub client_ids: Option<Vec<String>>,
-}
 
 impl Rebalancer {
     /// One round for one topic. See the module documentation for the differences between modes.

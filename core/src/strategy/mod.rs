@@ -22,7 +22,6 @@ pub use consistent_hash::{md5_ring_hash, ConsistentHash};
 pub use machine_room_nearby::{MachineRoomNearby, MachineRoomResolver, SeparatorResolver};
 
 use crate::error::{Error, Result};
-use crate::group::{GroupAllocation, MemberShare};
 use crate::queue::MessageQueue;
 
 /// What a strategy hands to one member.
@@ -101,6 +100,26 @@ impl Allocation {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// One member's share in a [`GroupAllocation`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberShare {
+    pub client_id: String,
+    pub allocation: Allocation,
+}
+
+/// Every member's share, members in order of first appearance in the id list (what
+/// [`Strategy::allocate_group`] answers; the analysis of it is in `crate::group`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GroupAllocation {
+    pub members: Vec<MemberShare>,
+}
+
+impl GroupAllocation {
+    pub fn share_of(&self, client_id: &str) -> Option<&Allocation> {
+        self.members.iter().find(|m| m.client_id == client_id).map(|m| &m.allocation)
     }
 }
 

@@ -37,6 +37,9 @@ mod resolver;
 #[path = "../../src/result.rs"]
 mod result;
 #[allow(dead_code)]
+#[path = "../../src/result_text.rs"]
+mod result_text;
+#[allow(dead_code)]
 #[path = "../../src/strategy.rs"]
 mod strategy;
 #[allow(dead_code)]
@@ -54,6 +57,7 @@ use libfuzzer_sys::fuzz_target;
 use queue_list::*;
 use report::*;
 use result::*;
+use result_text::*;
 use strategy::*;
 
 #[derive(Arbitrary, Debug)]

@@ -156,7 +156,7 @@ impl Strategy for BalancedSticky {
 }
 
 /// FNV-1a over the parts (each followed by a 0xff separator), then SplitMix64's finaliser.
-pub fn hash64(parts: &[&[u8]]) -> u64 {
+pub(crate) fn hash64(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for part in parts {
         for b in part.iter().chain(std::iter::once(&0xffu8)) {
@@ -172,20 +172,22 @@ pub fn hash64(parts: &[&[u8]]) -> u64 {
 }
 
 /// The owner (an index into the sorted distinct ids returned) of every queue of `mq_all`, members
-/// ranked by their whole ids.
-pub fn assign(mq_all: &[MessageQueue], cid_all: &[String]) -> (Vec<String>, Vec<usize>) {
+/// ranked by their whole ids (the tests' shorthand).
+#[cfg(test)]
+pub(crate) fn assign(mq_all: &[MessageQueue], cid_all: &[String]) -> (Vec<String>, Vec<usize>) {
     assign_keyed(mq_all, cid_all, &StableKey::ClientId)
 }
 
 /// [`assign`] with members ranked by `key`: a member's hash name is its stable part plus its
 /// ordinal among the members sharing that part (in full-id order).
-pub fn assign_keyed(mq_all: &[MessageQueue], cid_all: &[String], key: &StableKey) -> (Vec<String>, Vec<usize>) {
+#[cfg(test)]
+pub(crate) fn assign_keyed(mq_all: &[MessageQueue], cid_all: &[String], key: &StableKey) -> (Vec<String>, Vec<usize>) {
     assign_weighted(mq_all, cid_all, key, &BTreeMap::new())
 }
 
 /// [`assign_keyed`] with weights by stable key (members not listed weigh 1; a weight of 0 counts
 /// as 1, [`BalancedSticky::with_weights`] refuses it).
-pub fn assign_weighted(mq_all: &[MessageQueue], cid_all: &[String], key: &StableKey, weights: &BTreeMap<String, u32>) -> (Vec<String>, Vec<usize>) {
+pub(crate) fn assign_weighted(mq_all: &[MessageQueue], cid_all: &[String], key: &StableKey, weights: &BTreeMap<String, u32>) -> (Vec<String>, Vec<usize>) {
     let mut ids: Vec<&str> = cid_all.iter().map(String::as_str).collect();
     ids.sort_by(|a, b| (key.of(a), a).cmp(&(key.of(b), b)));
     ids.dedup();
