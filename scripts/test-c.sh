@@ -34,7 +34,7 @@ echo "$(wc -l <<< "$exported") symbols, every one rmq_*, every declared function
 
 echo "-- C11 tests: build plain and with -fsanitize=address,undefined"
 python3 ffi/tests/vectors_to_text.py tests/vectors/data "$out/vectors.txt" tests/golden/balanced_sticky.jsonl
-for t in test_api test_vectors test_engine_safety; do
+for t in test_api test_engine test_engine_safety test_vectors; do
   gcc "${cflags[@]}" -o "$out/$t" "ffi/tests/c/$t.c" "${libs[@]}"
   gcc "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
     -o "$out/${t}_asan" "ffi/tests/c/$t.c" "${libs[@]}"
@@ -44,10 +44,12 @@ for t in test_api test_vectors test_engine_safety; do
   nm "$out/${t}_asan" | grep -c '__ubsan_handle' > /dev/null || { echo "$t: UBSan is not linked" >&2; exit 1; }
 done
 "$out/test_api"
-"$out/test_vectors" "$out/vectors.txt"
+"$out/test_engine"
 "$out/test_engine_safety"
+"$out/test_vectors" "$out/vectors.txt"
 echo "-- the same under ASan+UBSan (LeakSanitizer on)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_api_asan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_engine_asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_engine_safety_asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_vectors_asan" "$out/vectors.txt"
 echo "-- the same under valgrind memcheck (any error or leak fails)"
@@ -55,20 +57,12 @@ echo "-- the same under valgrind memcheck (any error or leak fails)"
 vg=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite,indirect,possible
     --errors-for-leak-kinds=definite,indirect,possible)
 "${vg[@]}" "$out/test_api"
+"${vg[@]}" "$out/test_engine"
 "${vg[@]}" "$out/test_engine_safety"
 "${vg[@]}" "$out/test_vectors" "$out/vectors.txt"
 
 echo "-- the README's C and C++ blocks are the example files built below"
-python3 - <<'PY'
-import re, sys
-readme = open("README.md").read()
-section = readme.split("## Using it from C/C++", 1)[1]
-for lang, path in (("c", "examples/c/allocate.c"), ("cpp", "examples/cpp/main.cpp")):
-    block = re.search(r"```" + lang + r"\n(.*?)```", section, re.S).group(1)
-    if block != open(path).read():
-        sys.exit(f"README's {lang} example differs from {path}")
-print("README examples match examples/c/allocate.c and examples/cpp/main.cpp")
-PY
+python3 scripts/check_readme_examples.py
 
 echo "-- README C example, built with pkg-config (shared and static)"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"

@@ -17,18 +17,7 @@ jni_warnings() {
 }
 
 summary() {
-  python3 - <<'PY'
-import glob, re
-total = failed = 0
-for f in glob.glob("target/surefire-reports/TEST-*.xml"):
-    head = open(f).read(2000)
-    m = re.search(r'tests="(\d+)" errors="(\d+)" skipped="(\d+)" failures="(\d+)"', head)
-    if m:
-        t, e, s, fl = map(int, m.groups())
-        total += t; failed += e + fl
-        print(f"  {f.split('TEST-')[1][:-4]}: {t} tests, {e + fl} failed")
-print(f"  {total} tests, {failed} failed")
-PY
+  python3 ../../scripts/surefire_summary.py
 }
 
 echo "-- rocketmq-client 5.3.3: differential (vectors + 100,000 random inputs per strategy, seed $seed), concurrency, end to end"

@@ -37,6 +37,20 @@ static int check_count = 0;
 
 #define CHECK_OK(call) CHECK_RC(call, RMQ_RESULT_OK)
 
+/* A list of queues 0..n-1 of one topic on one broker. */
+static inline rmq_queue_list *queues_of(const char *topic, const char *broker, int n) {
+    rmq_queue_list *list = NULL;
+    CHECK_OK(rmq_queue_list_new(&list));
+    for (int i = 0; i < n; i++) CHECK_OK(rmq_queue_list_push(list, topic, broker, i));
+    return list;
+}
+
+static inline int32_t queue_id_at(const rmq_queue_list *list, size_t i) {
+    int32_t id = -1;
+    CHECK_OK(rmq_queue_list_get(list, i, NULL, NULL, &id));
+    return id;
+}
+
 /* Prints the totals and gives the process exit code. */
 static int check_report(const char *suite) {
     printf("%s: %d checks, %d failed\n", suite, check_count, check_failures);

@@ -103,13 +103,6 @@ static rmq_host host_of(client *c) {
     return h;
 }
 
-static rmq_queue_list *queues_of(int n) {
-    rmq_queue_list *l = NULL;
-    CHECK_OK(rmq_queue_list_new(&l));
-    for (int i = 0; i < n; i++) CHECK_OK(rmq_queue_list_push(l, "T", "b", i));
-    return l;
-}
-
 static rmq_rebalancer *orderly_rebalancer(const char *semantics) {
     char config[160];
     snprintf(config, sizeof config, "{\"group\": \"g\", \"client_id\": \"c1\", \"orderly\": true, \"semantics\": \"%s\"}", semantics);
@@ -141,7 +134,7 @@ static void test_start_offset_commit_and_stop_pull(void) {
     rmq_rebalancer *r = orderly_rebalancer("safe");
     rmq_host_ext ext = {sizeof ext, &c, c_stop, c_commit};
     CHECK_OK(rmq_rebalancer_set_host_ext(r, &ext));
-    rmq_queue_list *qs = queues_of(2);
+    rmq_queue_list *qs = queues_of("T", "b", 2);
     rmq_round_summary s = round_of(r, qs, ME, 1, 0, &h);
     CHECK(s.acquired == 2 && s.warnings == 0);
     /* No committed offset: consume_from chose the max offset, committed once per queue. */
@@ -152,7 +145,7 @@ static void test_start_offset_commit_and_stop_pull(void) {
     /* Without the extension a queue with no committed offset (2) starts uncommitted, with a
      * warning; queue 0 comes back at its committed 100, queue 1 is still held. */
     CHECK_OK(rmq_rebalancer_set_host_ext(r, NULL));
-    rmq_queue_list *q3 = queues_of(3);
+    rmq_queue_list *q3 = queues_of("T", "b", 3);
     s = round_of(r, q3, ME, 1, 2000, &h);
     CHECK(s.acquired == 2 && s.warnings == 1 && c.commits[2] == 0);
     rmq_queue_list_free(q3);
@@ -174,7 +167,7 @@ static void test_a_smaller_extension_struct_is_read_up_to_its_size(void) {
     rmq_rebalancer *r = orderly_rebalancer("safe");
     ext_v0 old = {sizeof old, &c, c_stop};
     CHECK_OK(rmq_rebalancer_set_host_ext(r, (const rmq_host_ext *)(const void *)&old));
-    rmq_queue_list *qs = queues_of(1);
+    rmq_queue_list *qs = queues_of("T", "b", 1);
     rmq_round_summary s = round_of(r, qs, ME, 1, 0, &h);
     CHECK(s.acquired == 1 && s.warnings == 1 && c.commits[0] == 0); /* commit_offset read as NULL */
     ext_v0 broken = {1, &c, c_stop};
@@ -188,7 +181,7 @@ static void test_shutdown_while_a_listener_runs(void) {
     client c = {0};
     rmq_host h = host_of(&c);
     rmq_rebalancer *r = orderly_rebalancer("safe");
-    rmq_queue_list *qs = queues_of(2);
+    rmq_queue_list *qs = queues_of("T", "b", 2);
     round_of(r, qs, ME, 1, 0, &h);
     c.consuming[0] = 1;
     rmq_round_report *report = NULL;
@@ -226,7 +219,7 @@ static void test_lost_locks(void) {
     client c = {0};
     rmq_host h = host_of(&c);
     rmq_rebalancer *r = orderly_rebalancer("safe");
-    rmq_queue_list *qs = queues_of(2);
+    rmq_queue_list *qs = queues_of("T", "b", 2);
     round_of(r, qs, ME, 1, 0, &h);
     uint64_t generation = 0;
     bool yes = true;
@@ -259,7 +252,7 @@ static void test_lost_locks(void) {
     client j = {0};
     rmq_host jh = host_of(&j);
     rmq_rebalancer *java = orderly_rebalancer("java");
-    rmq_queue_list *one = queues_of(1);
+    rmq_queue_list *one = queues_of("T", "b", 1);
     round_of(java, one, ME, 1, 0, &jh);
     CHECK_OK(rmq_rebalancer_locks_lost(java, "b", 1000, &jh, &locks));
     CHECK(locks.lost == 0);

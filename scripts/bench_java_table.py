@@ -1,0 +1,15 @@
+"""The JMH table of scripts/bench-java.sh: the Java original against the native strategies.
+
+usage: python3 scripts/bench_java_table.py JMH_JSON
+"""
+import json, sys
+rows = {}
+for r in json.load(open(sys.argv[1])):
+    p = r["params"]
+    rows.setdefault((p["size"], p["strategy"]), {})[p["impl"]] = r["primaryMetric"]["score"]
+order = {"16x4": 0, "1000x100": 1, "100000x1000": 2}
+print("| size (queues x ids) | strategy | Java original | native | native / Java |")
+print("|---|---|---:|---:|---:|")
+for (size, strategy), v in sorted(rows.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
+    if "java" in v and "native" in v:
+        print(f"| {size} | {strategy} | {v['java']:,.2f} us | {v['native']:,.2f} us | {v['native'] / v['java']:.2f}x |")

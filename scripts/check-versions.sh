@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Fails when the versions the project ships under disagree: the Cargo workspace version is the
+# one source; every crate inherits it, and the Maven project, the C header's macros and the
+# jar's expected file names must say the same. (The Python wheel takes the crate's version through
+# maturin, so inheriting it is enough.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+IFS=. read -r major minor patch <<< "$version"
+bad=0
+fail() { echo "version mismatch: $*" >&2; bad=1; }
+
+for crate in core cli sim ffi bindings/python bindings/java/native; do
+  grep -qx 'version.workspace = true' "$crate/Cargo.toml" || fail "$crate/Cargo.toml does not inherit the workspace version"
+done
+grep -qx 'dynamic = \["version"\]' bindings/python/pyproject.toml || fail "bindings/python/pyproject.toml sets its own version"
+pom=$(awk '/<artifactId>rocketmq-rebalance<\/artifactId>/ {f = 1} f && /<version>/ {gsub(/.*<version>|<\/version>.*/, ""); print; exit}' bindings/java/pom.xml)
+[[ "$pom" == "$version" ]] || fail "bindings/java/pom.xml says ${pom:-nothing}, Cargo.toml $version"
+header=include/rocketmq_rebalance.h
+for part in MAJOR:"$major" MINOR:"$minor" PATCH:"$patch"; do
+  grep -qx "#define RMQ_VERSION_${part%%:*} ${part#*:}" "$header" || fail "$header RMQ_VERSION_${part%%:*} is not ${part#*:}"
+done
+grep -q "rocketmq-rebalance-$version.jar" scripts/test-java.sh || fail "scripts/test-java.sh expects another jar version"
+[[ $bad == 0 ]] && echo "versions agree: $version (Cargo, every crate, Python, Maven, C header, jar)"
+exit $bad
