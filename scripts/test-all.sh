@@ -44,6 +44,13 @@ for f in "$root"/tests/vectors/data/*.jsonl; do
 done
 echo "rocketmq-client 4.9.8 agrees on every committed vector"
 
+step "Vectors: the newest rocketmq-client, 5.5.0, gives the same answers"
+tests/vectors/run.sh --client 5.5.0 vectors "$work/v55"
+for f in "$root"/tests/vectors/data/*.jsonl; do
+  cmp "$f" "$work/v55/$(basename "$f")"
+done
+echo "rocketmq-client 5.5.0 agrees on every committed vector"
+
 step "CLI batch form on 5,000 cases it has never seen (seed $seed)"
 cargo build --locked --release -p rocketmq-rebalance-cli
 tests/vectors/run.sh random "$seed" 5000 > "$work/random.jsonl"

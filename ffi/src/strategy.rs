@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use rocketmq_rebalance::strategy::{
     allocation_by_counts, Allocation, Averagely, AveragelyByCircle, BalancedSticky, ByConfig, ByMachineRoom, ConsistentHash, CountStrategy, MachineRoomNearby,
-    StableKey,
 };
 use rocketmq_rebalance::{Error, Strategy, StrategyConfig};
 use serde_json::Value;
@@ -32,14 +31,12 @@ pub struct rmq_strategy {
     by_counts: Option<CountStrategy>,
 }
 
-/// What the constructors build: the strategy, and whether it is count-based.
-type Built = (Arc<dyn Strategy>, Option<CountStrategy>);
-
 /// Writes a new strategy into `*out` once everything else has succeeded.
-unsafe fn make(out: *mut *mut rmq_strategy, build: impl FnOnce() -> Result<Built, rmq_result>) -> rmq_result {
+unsafe fn make(out: *mut *mut rmq_strategy, build: impl FnOnce() -> Result<Arc<dyn Strategy>, rmq_result>) -> rmq_result {
     boundary(|| {
         let out = out_arg(out)?;
-        let (inner, by_counts) = build()?;
+        let inner = build()?;
+        let by_counts = inner.count_strategy();
         // Java names hold no NUL.
         let name = CString::new(inner.name().as_bytes()).unwrap_or_default();
         // SAFETY: checked non-NULL.
@@ -48,9 +45,8 @@ unsafe fn make(out: *mut *mut rmq_strategy, build: impl FnOnce() -> Result<Built
     })
 }
 
-/// A strategy that is not count-based.
-fn general(strategy: impl Strategy + 'static) -> Result<Built, rmq_result> {
-    Ok((Arc::new(strategy), None))
+fn general(strategy: impl Strategy + 'static) -> Result<Arc<dyn Strategy>, rmq_result> {
+    Ok(Arc::new(strategy))
 }
 
 /// Makes a strategy from its name and parameters as JSON text: the names and parameters the CLI
@@ -70,13 +66,7 @@ pub unsafe extern "C" fn rmq_strategy_from_config(name: *const c_char, params_js
                 Some(text) => serde_json::from_str(text)
                     .map_err(|e| Error::InvalidParameters { strategy: name.to_owned(), reason: format!("params are not JSON: {e}") })?,
             };
-            let config = StrategyConfig::from_name(name, &params)?;
-            let by_counts = match config {
-                StrategyConfig::Averagely => Some(CountStrategy::Averagely),
-                StrategyConfig::Circle => Some(CountStrategy::Circle),
-                _ => None,
-            };
-            Ok((config.build()?, by_counts))
+            Ok(StrategyConfig::from_name(name, &params)?.build()?)
         })
     }
 }
@@ -85,14 +75,14 @@ pub unsafe extern "C" fn rmq_strategy_from_config(name: *const c_char, params_js
 #[no_mangle]
 pub unsafe extern "C" fn rmq_strategy_averagely_new(out: *mut *mut rmq_strategy) -> rmq_result {
     // SAFETY: the caller's out-parameter.
-    unsafe { make(out, || Ok((Arc::new(Averagely), Some(CountStrategy::Averagely)))) }
+    unsafe { make(out, || general(Averagely)) }
 }
 
 /// AVG_BY_CIRCLE (`AllocateMessageQueueAveragelyByCircle`): queues dealt round-robin.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_strategy_circle_new(out: *mut *mut rmq_strategy) -> rmq_result {
     // SAFETY: the caller's out-parameter.
-    unsafe { make(out, || Ok((Arc::new(AveragelyByCircle), Some(CountStrategy::Circle)))) }
+    unsafe { make(out, || general(AveragelyByCircle)) }
 }
 
 /// CONSISTENT_HASH (`AllocateMessageQueueConsistentHash(virtualNodeCnt)`); Java's default is 10.
@@ -157,28 +147,17 @@ pub unsafe extern "C" fn rmq_strategy_balanced_sticky_new(
     // SAFETY: the caller's arguments.
     unsafe {
         make(out, || {
-            let invalid = |reason: &str| Error::InvalidParameters { strategy: "balanced_sticky".into(), reason: reason.into() };
-            let separator = opt_str_arg(separator)?;
-            const CLIENT_ID: u32 = rmq_stable_key::ClientId as u32;
-            const HOST: u32 = rmq_stable_key::Host as u32;
-            const BEFORE: u32 = rmq_stable_key::Before as u32;
-            let key = match (stable_key, separator) {
-                (CLIENT_ID, None) => StableKey::ClientId,
-                (HOST, None) => StableKey::Host,
-                (BEFORE, Some(sep)) => StableKey::Before(sep.to_owned()),
-                (CLIENT_ID | HOST, Some(_)) => return Err(invalid("a separator is only for RMQ_STABLE_KEY_BEFORE").into()),
-                (BEFORE, None) => return Err(invalid("RMQ_STABLE_KEY_BEFORE needs a separator").into()),
+            // The C enum's values, as the names the core decides on.
+            let key = match stable_key {
+                k if k == rmq_stable_key::ClientId as u32 => "client_id",
+                k if k == rmq_stable_key::Host as u32 => "host",
+                k if k == rmq_stable_key::Before as u32 => "before",
                 _ => return Err(rmq_result::OutOfRange),
             };
             let keys = owned_ids(weight_keys, weights_len)?;
             let values = slice_arg(weights, weights_len)?;
-            let mut map = std::collections::BTreeMap::new();
-            for (k, w) in keys.into_iter().zip(values) {
-                if let Some(earlier) = map.insert(k.clone(), *w) {
-                    return Err(invalid(&format!("weights.{k}: listed twice ({earlier} and {w})")).into());
-                }
-            }
-            general(BalancedSticky::with_weights(key, map)?)
+            let pairs = keys.into_iter().zip(values.iter().map(|w| i64::from(*w)));
+            general(BalancedSticky::from_parts(key, opt_str_arg(separator)?, pairs)?)
         })
     }
 }

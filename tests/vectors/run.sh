@@ -3,12 +3,14 @@
 #   tests/vectors/run.sh [--rmq49] vectors DIR       write the committed vector set into DIR
 #   tests/vectors/run.sh [--rmq49] random SEED COUNT  fresh random cases + Java's answers (stdout)
 #   tests/vectors/run.sh [--rmq49] oracle             answer cases from stdin, like the CLI batch form
-# Default client 5.3.3; --rmq49 uses 4.9.8 (the pom's `rmq49` profile).
+# Default client 5.3.3; --rmq49 uses 4.9.8 (the pom's `rmq49` profile); --client VERSION any other
+# release of org.apache.rocketmq:rocketmq-client (5.x; the newest is checked by the test command).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 profile=()
 tag=rmq53
 if [ "${1:-}" = "--rmq49" ]; then profile=(-P rmq49); tag=rmq49; shift; fi
+if [ "${1:-}" = "--client" ]; then profile=(-Drocketmq.version="$2"); tag="rmq-$2"; shift 2; fi
 out="$here/target/$tag"
 mkdir -p "$out"
 # Maven only resolves the classpath (cached per profile); javac builds the few sources directly.

@@ -12,7 +12,7 @@ use pyo3::types::{PyDict, PyList};
 use pyo3::PyClassInitializer;
 use rocketmq_rebalance::strategy::{
     positions_by_counts, Allocation, Averagely, AveragelyByCircle, BalancedSticky, ByConfig, ByMachineRoom, ConsistentHash, CountStrategy, MachineRoomNearby,
-    MachineRoomResolver, SeparatorResolver, StableKey,
+    MachineRoomResolver, SeparatorResolver,
 };
 use rocketmq_rebalance::{Error, MessageQueue, Strategy, StrategyConfig};
 
@@ -175,13 +175,9 @@ fn base(inner: Arc<dyn Strategy>) -> PyClassInitializer<PyStrategy> {
     PyClassInitializer::from(wrap(inner))
 }
 
-/// Wraps a core strategy, noting whether it can be answered from counts alone.
+/// Wraps a core strategy, noting (as the core says) whether it can be answered from counts alone.
 pub fn wrap(inner: Arc<dyn Strategy>) -> PyStrategy {
-    let by_counts = match inner.name().as_ref() {
-        "AVG" => Some(CountStrategy::Averagely),
-        "AVG_BY_CIRCLE" => Some(CountStrategy::Circle),
-        _ => None,
-    };
+    let by_counts = inner.count_strategy();
     PyStrategy { inner, by_counts }
 }
 
@@ -266,23 +262,13 @@ impl PyBalancedSticky {
     #[new]
     #[pyo3(signature = (stable_key = "client_id", *, separator = None, weights = None))]
     fn new(py: Python<'_>, stable_key: &str, separator: Option<String>, weights: Option<Bound<'_, PyDict>>) -> PyResult<PyClassInitializer<Self>> {
-        let invalid = |reason: String| Error::InvalidParameters { strategy: "balanced_sticky".into(), reason };
-        let key = match (stable_key, separator) {
-            ("client_id", None) => StableKey::ClientId,
-            ("host", None) => StableKey::Host,
-            ("before", Some(sep)) => StableKey::Before(sep),
-            ("before", None) => return Err(invalid("stable_key \"before\" needs a separator".into())).py_err(py),
-            ("client_id" | "host", Some(_)) => return Err(invalid("a separator is only for stable_key \"before\"".into())).py_err(py),
-            (other, _) => return Err(invalid(format!("stable_key {other:?}: expected client_id, host or before"))).py_err(py),
-        };
-        let mut map = std::collections::BTreeMap::new();
+        let mut pairs = Vec::new();
         for (k, w) in weights.iter().flat_map(|d| d.iter()) {
             let k: String = k.extract().map_err(|_| PyTypeError::new_err(format!("weights: keys are stable keys (str), not {}", type_name(&k))))?;
             let w: i64 = w.extract().map_err(|_| PyTypeError::new_err(format!("weights.{k}: an int, not {}", type_name(&w))))?;
-            let w = u32::try_from(w).map_err(|_| invalid(format!("weights.{k}: {w} is out of range"))).py_err(py)?;
-            map.insert(k, w);
+            pairs.push((k, w));
         }
-        let s = BalancedSticky::with_weights(key, map).py_err(py)?;
+        let s = BalancedSticky::from_parts(stable_key, separator.as_deref(), pairs).py_err(py)?;
         Ok(base(Arc::new(s)).add_subclass(PyBalancedSticky))
     }
 }

@@ -41,6 +41,10 @@ impl Strategy for Averagely {
         Cow::Borrowed("AVG")
     }
 
+    fn count_strategy(&self) -> Option<super::CountStrategy> {
+        Some(super::CountStrategy::Averagely)
+    }
+
     fn allocate_positions(&self, _group: &str, current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Allocation> {
         let Some(idx) = check(current_id, mq_all, cid_all)? else {
             return Ok(Allocation::Positions(Vec::new()));

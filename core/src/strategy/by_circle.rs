@@ -20,6 +20,10 @@ impl Strategy for AveragelyByCircle {
         Cow::Borrowed("AVG_BY_CIRCLE")
     }
 
+    fn count_strategy(&self) -> Option<super::CountStrategy> {
+        Some(super::CountStrategy::Circle)
+    }
+
     fn allocate_positions(&self, _group: &str, current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Allocation> {
         let Some(idx) = check(current_id, mq_all, cid_all)? else {
             return Ok(Allocation::Positions(Vec::new()));

@@ -148,6 +148,13 @@ pub trait Strategy: Send + Sync + Debug {
         false
     }
 
+    /// AVG and AVG_BY_CIRCLE: the answer depends only on the list sizes and the current id's
+    /// index, so a binding can compute it with [`allocation_by_counts`] without copying the lists.
+    /// `None` for every other strategy. The one place bindings ask (none matches names).
+    fn count_strategy(&self) -> Option<CountStrategy> {
+        None
+    }
+
     /// The weight of `client_id`'s share (1 for all, except in a weighted BALANCED_STICKY), for
     /// callers that report balance against each member's fair share.
     fn share_weight(&self, _client_id: &str) -> u64 {

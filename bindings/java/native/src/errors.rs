@@ -33,6 +33,7 @@ fn java_class(e: &Error) -> &'static str {
     match e.java_exception() {
         "NullPointerException" => "java/lang/NullPointerException",
         "RuntimeException" => "java/lang/RuntimeException",
+        "IllegalStateException" => "java/lang/IllegalStateException",
         _ => "java/lang/IllegalArgumentException",
     }
 }

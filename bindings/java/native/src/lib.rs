@@ -17,7 +17,7 @@ mod marshal;
 use jni::objects::{JClass, JIntArray, JString};
 use jni::sys::{jboolean, jint, jintArray, jlong, jstring};
 use jni::JNIEnv;
-use rocketmq_rebalance::strategy::{allocation_by_counts, Allocation, CountStrategy};
+use rocketmq_rebalance::strategy::{allocation_by_counts, Allocation};
 
 use crate::errors::{boundary, Failure};
 use crate::marshal::{ints, positions_to_java, queues, split, string};
@@ -56,26 +56,24 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_Native_name<'l>(mut env:
     })
 }
 
-/// `long Native.allocateByCounts(int kind, boolean currentEmpty, int queues, int ids, int index)`:
-/// AVG (kind 0) and AVG_BY_CIRCLE (kind 1) need only the sizes and the current id's index (-1
+/// `long Native.allocateByCounts(int strategy, boolean currentEmpty, int queues, int ids, int index)`:
+/// a registered strategy that the core says is count-based (AVG, AVG_BY_CIRCLE) needs only the
+/// sizes and the current id's index (-1
 /// when absent). The share is a stride, returned as `start | end << 21 | step << 42`: no array
 /// crosses the boundary. Sizes of 2^21 or more are refused (Java then takes no native path).
 #[no_mangle]
 pub extern "system" fn Java_io_github_rocketmqrebalance_Native_allocateByCounts<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
-    kind: jint,
+    strategy: jint,
     current_empty: jboolean,
     queue_count: jint,
     id_count: jint,
     index: jint,
 ) -> jlong {
     boundary(&mut env, 0, |_| {
-        let kind = match kind {
-            0 => CountStrategy::Averagely,
-            1 => CountStrategy::Circle,
-            other => return Err(Failure::Argument(format!("unknown count strategy {other}"))),
-        };
+        let registered = cache::strategy(strategy)?;
+        let kind = registered.count_strategy().ok_or_else(|| Failure::Argument(format!("{} is not a count strategy", registered.name())))?;
         let size = |n: jint| usize::try_from(n).ok().filter(|n| *n < 1 << STRIDE_BITS).ok_or_else(|| Failure::Argument(format!("size {n} out of range")));
         let (queues, ids) = (size(queue_count)?, size(id_count)?);
         let (start, end, step) = match allocation_by_counts(kind, current_empty != 0, queues, ids, usize::try_from(index).ok())? {

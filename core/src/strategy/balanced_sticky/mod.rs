@@ -70,6 +70,29 @@ impl BalancedSticky {
         BalancedSticky { stable_key, weights: BTreeMap::new() }
     }
 
+    /// From the raw parts every binding receives, with every rule checked here and only here: the
+    /// stable key by name (`client_id`, `host`, `before`), a separator for `before` and for it
+    /// alone, and `(stable key, weight)` pairs, each weight in 1..=2^32-1 and each key once.
+    pub fn from_parts(stable_key: &str, separator: Option<&str>, weights: impl IntoIterator<Item = (String, i64)>) -> Result<Self> {
+        let invalid = |reason: String| Error::InvalidParameters { strategy: "balanced_sticky".into(), reason };
+        let key = match (stable_key, separator) {
+            ("client_id", None) => StableKey::ClientId,
+            ("host", None) => StableKey::Host,
+            ("before", Some(sep)) => StableKey::Before(sep.to_owned()),
+            ("before", None) => return Err(invalid("stable_key \"before\" needs a separator".into())),
+            ("client_id" | "host", Some(_)) => return Err(invalid("a separator is only for stable_key \"before\"".into())),
+            (other, _) => return Err(invalid(format!("stable_key {other:?}: expected client_id, host or before"))),
+        };
+        let mut map = BTreeMap::new();
+        for (k, w) in weights {
+            let w = u32::try_from(w).map_err(|_| invalid(format!("weights.{k}: {w} is out of range")))?;
+            if let Some(earlier) = map.insert(k.clone(), w) {
+                return Err(invalid(format!("weights.{k}: listed twice ({earlier} and {w})")));
+            }
+        }
+        BalancedSticky::with_weights(key, map)
+    }
+
     /// With per-member weights, matched by stable key (members not listed weigh 1). A member's
     /// share is proportional to its weight. Every weight must be positive.
     pub fn with_weights(stable_key: StableKey, weights: BTreeMap<String, u32>) -> Result<Self> {

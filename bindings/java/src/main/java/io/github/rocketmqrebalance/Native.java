@@ -40,10 +40,11 @@ final class Native {
     static native String name(int strategy);
 
     /**
-     * AVG (kind 0) and AVG_BY_CIRCLE (kind 1): the share from the sizes and the current id's index,
-     * as a stride {@code start | end << 21 | step << 42}. Sizes must be below 2^21.
+     * A registered count strategy (AVG or AVG_BY_CIRCLE, as the core decides): the share from the
+     * sizes and the current id's index, as a stride {@code start | end << 21 | step << 42}. Sizes
+     * must be below 2^21.
      */
-    static native long allocateByCounts(int kind, boolean currentEmpty, int queues, int ids, int index);
+    static native long allocateByCounts(int strategy, boolean currentEmpty, int queues, int ids, int index);
 
     /**
      * The registered strategy over a queue table and ids (string lists joined, with their lengths).

@@ -11,18 +11,17 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * the current id's position cross to native code.
  */
 public class NativeAllocateMessageQueueAveragely extends NativeStrategy {
-    static final int AVERAGELY = 0;
-    static final int CIRCLE = 1;
     /** The native side encodes the share as a stride of three 21-bit fields. */
     private static final int STRIDE_LIMIT = 1 << 21;
     private static final long MASK = STRIDE_LIMIT - 1;
 
     @Override
     public List<MessageQueue> allocate(String consumerGroup, String currentCID, List<MessageQueue> mqAll, List<String> cidAll) {
-        return byCounts(AVERAGELY, currentCID, mqAll, cidAll);
+        return byCounts(strategyId(), currentCID, mqAll, cidAll);
     }
 
-    static List<MessageQueue> byCounts(int kind, String currentCID, List<MessageQueue> mqAll, List<String> cidAll) {
+    /** A count strategy (the core says which: AVG or AVG_BY_CIRCLE) over Java's arguments. */
+    static List<MessageQueue> byCounts(int strategy, String currentCID, List<MessageQueue> mqAll, List<String> cidAll) {
         boolean currentEmpty = currentCID == null || currentCID.isEmpty();
         int queues = mqAll == null ? 0 : mqAll.size();
         int ids = cidAll == null ? 0 : cidAll.size();
@@ -30,7 +29,7 @@ public class NativeAllocateMessageQueueAveragely extends NativeStrategy {
         if (queues >= STRIDE_LIMIT || ids >= STRIDE_LIMIT) {
             throw new IllegalArgumentException("more than " + (STRIDE_LIMIT - 1) + " queues or client ids");
         }
-        long stride = Native.allocateByCounts(kind, currentEmpty, queues, ids, index);
+        long stride = Native.allocateByCounts(strategy, currentEmpty, queues, ids, index);
         int start = (int) (stride & MASK);
         int end = (int) ((stride >>> 21) & MASK);
         int step = (int) ((stride >>> 42) & MASK);

@@ -8,7 +8,7 @@ import org.apache.rocketmq.common.message.MessageQueue;
 public class NativeAllocateMessageQueueAveragelyByCircle extends NativeStrategy {
     @Override
     public List<MessageQueue> allocate(String consumerGroup, String currentCID, List<MessageQueue> mqAll, List<String> cidAll) {
-        return NativeAllocateMessageQueueAveragely.byCounts(NativeAllocateMessageQueueAveragely.CIRCLE, currentCID, mqAll, cidAll);
+        return NativeAllocateMessageQueueAveragely.byCounts(strategyId(), currentCID, mqAll, cidAll);
     }
 
     @Override

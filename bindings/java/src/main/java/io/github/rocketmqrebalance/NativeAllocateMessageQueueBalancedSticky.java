@@ -56,7 +56,8 @@ public class NativeAllocateMessageQueueBalancedSticky extends NativeStrategy {
      * The same ranking with weights by stable key (the whole id, the host, or the part before the
      * separator); members not listed weigh 1.
      *
-     * @throws IllegalArgumentException for a null map, key or weight, or a weight below 1
+     * @throws IllegalArgumentException for a null map, key or weight, or a weight the core refuses
+     *     (below 1, or above 2^32-1), with the core's message
      */
     public NativeAllocateMessageQueueBalancedSticky withWeights(Map<String, Integer> weights) {
         if (weights == null) {
@@ -67,12 +68,13 @@ public class NativeAllocateMessageQueueBalancedSticky extends NativeStrategy {
             if (e.getKey() == null || e.getValue() == null) {
                 throw new IllegalArgumentException("weights: null key or weight");
             }
-            if (e.getValue() < 1) {
-                throw new IllegalArgumentException("weights." + e.getKey() + ": a weight must be at least 1");
-            }
             copy.put(e.getKey(), e.getValue());
         }
-        return new NativeAllocateMessageQueueBalancedSticky(stableKeyJson, Collections.unmodifiableMap(copy));
+        NativeAllocateMessageQueueBalancedSticky weighted = new NativeAllocateMessageQueueBalancedSticky(stableKeyJson, Collections.unmodifiableMap(copy));
+        // The core checks the weights (once, for every binding): registering now throws its
+        // IllegalArgumentException here rather than at the first allocation.
+        weighted.strategyId();
+        return weighted;
     }
 
     /** The weights given (an unmodifiable, sorted view). */
