@@ -76,10 +76,11 @@ pub struct Observed {
     /// Orderly clashes with a listener call that was already running when its consumer was cut
     /// off from the brokers long enough for its lock to expire: nothing can fence such a call.
     pub clashes_after_partition: u64,
-    /// Orderly clashes involving a process whose client id another process shared while the
-    /// running call was in flight: the broker's lock is keyed by client id, so it cannot tell the
-    /// two apart (one can renew or unlock the other's lock). The engine reports the duplicate and
-    /// stands down while both are listed; a call the leaving twin still runs is indistinguishable.
+    /// Orderly clashes, and offset regressions, involving a process whose client id another
+    /// process shared at the time (for a regression: within the last 120 s): the broker's lock is
+    /// keyed by client id, so it cannot tell the two apart (one can renew or unlock the other's
+    /// lock). The engine reports the duplicate and stands down while both are listed; what a
+    /// twin cut off from the brokers, or still finishing a call, does is indistinguishable.
     pub clashes_duplicate_id: u64,
     pub forced_unlocks: u64,
     pub leaked_locks: u64,
@@ -160,9 +161,8 @@ impl Checks {
         let clash = calls.iter().find(|&&(i, _, _)| i != instance).copied();
         calls.push((instance, start, end));
         if let Some((other, since, until)) = clash {
-            let twin = |i: usize| self.duplicated.iter().any(|&(a, b, from, until)| (i == a || i == b) && since <= until && start >= from);
             let same_id = self.client_of.get(instance).is_some_and(|id| self.client_of.get(other) == Some(id));
-            if same_id || twin(other) || twin(instance) {
+            if same_id || self.shares_id(other, since, start) || self.shares_id(instance, since, start) {
                 self.summary.observed.clashes_duplicate_id += 1;
                 return;
             }
@@ -203,6 +203,9 @@ impl Checks {
             let involved: Vec<usize> = std::iter::once(writer).chain(previous).collect();
             if self.after_lock_loss(queue, now, &involved, Some(writer)) {
                 self.summary.observed.after_broker_lock_loss += 1;
+            } else if involved.iter().any(|&i| self.shares_id(i, now.saturating_sub(LOCK_LOSS_WINDOW_MS), now)) {
+                // A twin renewed or took "this client's" lock: the broker cannot tell them apart.
+                self.summary.observed.clashes_duplicate_id += 1;
             } else if previous.is_some_and(|p| p != writer && self.overlapping(queue, p, writer)) {
                 self.summary.observed.regressions_two_writers += 1;
             } else {
@@ -214,6 +217,11 @@ impl Checks {
                 ));
             }
         }
+    }
+
+    /// Whether instance `i` shared its client id with another process at some time in `from..=to`.
+    fn shares_id(&self, i: usize, from: u64, to: u64) -> bool {
+        self.duplicated.iter().any(|&(a, b, start, end)| (i == a || i == b) && from <= end && to >= start)
     }
 
     /// Whether `earlier` still owned `queue` when `later`'s latest ownership stint began (or one
@@ -363,6 +371,17 @@ mod tests {
         assert_eq!(c.summary.violations.offset_regressions, 1, "a commits after its engine was told");
         c.record_commit(&q(0), 60, 55, 0, 11_000);
         assert_eq!(c.summary.observed.after_broker_lock_loss, 1, "before it was told, it could not know");
+    }
+
+    #[test]
+    fn a_regression_by_a_process_sharing_its_id_is_counted_apart() {
+        let mut c = Checks { client_of: vec!["a".into(), "b".into(), "a".into()], ..Checks::default() };
+        c.duplicated.push((0, 2, 10_000, 60_000));
+        c.observe_owners([(q(0), vec![0])].into(), 100_000);
+        c.record_commit(&q(0), 50, 40, 0, 100_000);
+        assert_eq!((c.summary.violations.offset_regressions, c.summary.observed.clashes_duplicate_id), (0, 1), "its twin left 40 s ago");
+        c.record_commit(&q(0), 60, 55, 0, 300_000);
+        assert_eq!(c.summary.violations.offset_regressions, 1, "long after the twin, a regression is a violation again");
     }
 
     #[test]
