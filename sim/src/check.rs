@@ -124,6 +124,10 @@ pub struct Checks {
     pub given_up: BTreeMap<MessageQueue, (usize, u64)>,
     /// Pairs of processes sharing a client id: (a, b, from, until).
     pub duplicated: Vec<(usize, usize, u64, u64)>,
+    /// Locks each consumer's engine reported lost (`LockReport::lost`), until it takes the queue
+    /// again: (queue, instance) -> time. A commit over a newer offset after that is the engine's
+    /// fault, whoever else wrote.
+    pub known_lost: BTreeMap<(MessageQueue, usize), u64>,
     /// Locks held by a consumer when it was cut off from the brokers: queue -> (instance, time).
     pub partition_loss: BTreeMap<MessageQueue, Vec<(usize, u64)>>,
     /// The offset each queue was first started from: messages before it are not expected.
@@ -187,6 +191,13 @@ impl Checks {
         }
     }
 
+    /// What an engine reported lost (see `known_lost`).
+    pub fn note_lost(&mut self, lost: &[MessageQueue], instance: usize, now: u64) {
+        for q in lost {
+            self.known_lost.entry((q.clone(), instance)).or_insert(now);
+        }
+    }
+
     /// A listener call of a consumer that died ends now.
     pub fn abandon_calls(&mut self, instance: usize, now: u64) {
         for calls in self.calls.values_mut() {
@@ -198,6 +209,11 @@ impl Checks {
 
     pub fn record_commit(&mut self, queue: &MessageQueue, old: i64, new: i64, writer: usize, now: u64) {
         let previous = self.last_writer.insert(queue.clone(), writer);
+        if new < old && self.known_lost.contains_key(&(queue.clone(), writer)) {
+            self.summary.violations.offset_regressions += 1;
+            self.note(format!("t={now}ms {queue}: instance {writer} commits {new} over {old} after its engine reported the lock lost"));
+            return;
+        }
         if new < old {
             // The forgotten holder may be this writer, or the one whose higher commit is undone.
             let involved: Vec<usize> = std::iter::once(writer).chain(previous).collect();
@@ -382,6 +398,18 @@ mod tests {
         assert_eq!((c.summary.violations.offset_regressions, c.summary.observed.clashes_duplicate_id), (0, 1), "its twin left 40 s ago");
         c.record_commit(&q(0), 60, 55, 0, 300_000);
         assert_eq!(c.summary.violations.offset_regressions, 1, "long after the twin, a regression is a violation again");
+    }
+
+    #[test]
+    fn a_commit_after_the_engine_reported_the_lock_lost_is_a_violation_whoever_wrote_before() {
+        let mut c = Checks::default();
+        c.observe_owners([(q(0), vec![1, 2])].into(), 0);
+        c.record_commit(&q(0), 0, 50, 2, 0);
+        c.record_commit(&q(0), 50, 40, 1, 1_000);
+        assert_eq!((c.summary.violations.offset_regressions, c.summary.observed.regressions_two_writers), (0, 1), "two writers");
+        c.known_lost.insert((q(0), 1), 1_500);
+        c.record_commit(&q(0), 50, 45, 1, 2_000);
+        assert_eq!(c.summary.violations.offset_regressions, 1, "instance 1 knew");
     }
 
     #[test]

@@ -75,7 +75,9 @@ impl Sim<'_> {
                 cut_off,
             };
             if running && now >= g.next_lock {
-                let _ = g.rebalancer.lock_all(now, &mut host);
+                if let Ok(report) = g.rebalancer.lock_all(now, &mut host) {
+                    host.world.checks.note_lost(&report.lost, instance, now);
+                }
                 g.next_lock = now + crate::consumer::LOCK_RENEW_MS;
             }
             if !running || now >= g.next_rebalance {
@@ -118,7 +120,8 @@ impl Sim<'_> {
                     scheduled: None,
                     cut_off: false,
                 };
-                if g.rebalancer.locks_lost(&name, now, &mut host).is_ok() {
+                if let Ok(report) = g.rebalancer.locks_lost(&name, now, &mut host) {
+                    host.world.checks.note_lost(&report.lost, process.instance, now);
                     let told: Vec<MessageQueue> = host.world.checks.lock_loss.keys().filter(|q| *q.broker_name == *name).cloned().collect();
                     for q in told {
                         for entry in host.world.checks.lock_loss.get_mut(&q).into_iter().flatten() {

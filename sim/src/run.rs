@@ -291,6 +291,9 @@ impl Sim<'_> {
                 observed.forced_unlocks += r.released.iter().filter(|x| x.forced).count() as u64;
                 observed.leaked_locks += r.skipped.iter().filter(|x| x.lock_leaked).count() as u64;
                 observed.deferred_releases += r.deferred.len() as u64;
+                for acquired in &r.acquired {
+                    host.world.checks.known_lost.remove(&(acquired.queue.clone(), instance));
+                }
                 for given_up in r.released.iter().filter(|x| x.gave_up) {
                     observed.releases_given_up += 1;
                     host.world.checks.given_up.insert(given_up.queue.clone(), (instance, now));
@@ -300,7 +303,9 @@ impl Sim<'_> {
             group.next_rebalance = host.scheduled.map_or(next, |s| s.min(next));
         }
         if orderly && now >= group.next_lock {
-            let _ = group.rebalancer.lock_all(now, &mut host);
+            if let Ok(report) = group.rebalancer.lock_all(now, &mut host) {
+                host.world.checks.note_lost(&report.lost, instance, now);
+            }
             group.next_lock = now + LOCK_RENEW_MS;
         }
         if orderly {
@@ -310,7 +315,9 @@ impl Sim<'_> {
                 group.rebalancer.held().filter(|(q, s)| !s.dropped && !group.rebalancer.is_consumable(q, s.generation, now)).map(|(q, _)| q.clone()).collect();
             for q in stale {
                 if group.next_lock_one.get(&q).map_or(true, |&at| at <= now) {
-                    let _ = group.rebalancer.lock_queue(&q, now, &mut host);
+                    if let Ok(report) = group.rebalancer.lock_queue(&q, now, &mut host) {
+                        host.world.checks.note_lost(&report.lost, instance, now);
+                    }
                     group.next_lock_one.insert(q, now + LOCK_ONE_RETRY_MS);
                 }
             }
