@@ -260,7 +260,7 @@ pub unsafe extern "C" fn rmq_rebalancer_lock_all(
     out: *mut rmq_lock_summary,
 ) -> rmq_result {
     // SAFETY: the caller's arguments.
-    unsafe { lock_call(rebalancer, host, out, |r, h| r.lock_all(now_ms, h)) }
+    boundary(|| unsafe { lock_call(rebalancer, host, out, |r, h| r.lock_all(now_ms, h)) })
 }
 
 /// `lockOneMQ`: locks one held queue found unlocked or expired. Java mode resumes the old state;
@@ -279,10 +279,7 @@ pub unsafe extern "C" fn rmq_rebalancer_lock_queue(
         // SAFETY: the caller's arguments.
         let queue = unsafe { queue_arg(topic, broker_name, queue_id)? };
         // SAFETY: as above.
-        match unsafe { lock_call(rebalancer, host, out, |r, h| r.lock_queue(&queue, now_ms, h)) } {
-            rmq_result::Ok => Ok(()),
-            code => Err(code),
-        }
+        unsafe { lock_call(rebalancer, host, out, |r, h| r.lock_queue(&queue, now_ms, h)) }
     })
 }
 
@@ -299,12 +296,9 @@ pub unsafe extern "C" fn rmq_rebalancer_locks_lost(
 ) -> rmq_result {
     boundary(|| {
         // SAFETY: the caller's arguments.
-        let broker = unsafe { str_arg(broker_name)? }.to_owned();
+        let broker = unsafe { str_arg(broker_name)? };
         // SAFETY: as above.
-        match unsafe { lock_call(rebalancer, host, out, |r, h| r.locks_lost(&broker, now_ms, h)) } {
-            rmq_result::Ok => Ok(()),
-            code => Err(code),
-        }
+        unsafe { lock_call(rebalancer, host, out, |r, h| r.locks_lost(broker, now_ms, h)) }
     })
 }
 
@@ -313,23 +307,21 @@ unsafe fn queue_arg(topic: *const c_char, broker_name: *const c_char, queue_id: 
     unsafe { Ok(MessageQueue::new(str_arg(topic)?, str_arg(broker_name)?, queue_id)) }
 }
 
-/// A call that answers with a lock report, summarised.
+/// A call that answers with a lock report, summarised into `*out` (inside the caller's boundary).
 unsafe fn lock_call(
     rebalancer: *const rmq_rebalancer,
     host: *const rmq_host,
     out: *mut rmq_lock_summary,
     f: impl FnOnce(&mut Rebalancer, &mut CHost<'_>) -> rocketmq_rebalance::Result<LockReport>,
-) -> rmq_result {
-    boundary(|| {
-        let out = out_arg(out)?;
-        // SAFETY: the caller's arguments.
-        unsafe {
-            let mut host = host_arg(rebalancer, host)?;
-            let report = with_rebalancer(rebalancer, |r| Ok(f(r, &mut host)?))?;
-            write_out(out, rmq_lock_summary { renewed: report.renewed.len(), lost: report.lost.len(), failed_calls: report.warnings.len() });
-        }
-        Ok(())
-    })
+) -> Result<(), rmq_result> {
+    let out = out_arg(out)?;
+    // SAFETY: the caller's arguments.
+    unsafe {
+        let mut host = host_arg(rebalancer, host)?;
+        let report = with_rebalancer(rebalancer, |r| Ok(f(r, &mut host)?))?;
+        write_out(out, rmq_lock_summary { renewed: report.renewed.len(), lost: report.lost.len(), failed_calls: report.warnings.len() });
+    }
+    Ok(())
 }
 
 /// Releases one queue at the host's request (the broker said OFFSET_ILLEGAL, an offset reset).
