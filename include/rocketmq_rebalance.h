@@ -7,7 +7,9 @@
  *   free(): every buffer the library allocates has its own _free.
  * - Fallible functions return an rmq_result (RMQ_RESULT_OK is 0). Out-parameters are written
  *   only on success, except that RMQ_RESULT_BUFFER_TOO_SMALL writes the length needed.
- *   rmq_result_message() gives the text of a code.
+ *   rmq_result_message() gives the text of a code; rmq_last_error_message() the full text of
+ *   the last failed call on the calling thread (which parameter, which queue, a callback's
+ *   message), as Rust, Python and Java users see it.
  * - Strings are NUL-terminated UTF-8; invalid UTF-8 is RMQ_RESULT_INVALID_UTF8. A returned
  *   const char * is borrowed from the handle it came from and lives as long as that handle.
  * - A NULL required pointer is RMQ_RESULT_NULL_PARAMETER; a NULL array with a non-zero length is
@@ -836,7 +838,8 @@ rmq_result rmq_round_report_allocation(const struct rmq_round_report *report,
 /**
  * The whole report as JSON (the same fields as the Rust `RoundReport` and the Python report:
  * `topic`, `skipped_round`, `changed`, `balanced`, `allocation`, `released`, `deferred`,
- * `acquired`, `skipped`, `warnings`; a queue is `["topic", "broker", id]`), NUL-terminated, into
+ * `acquired`, `skipped`, `warnings`; a queue is `["topic", "broker", id]`; every key and reason
+ * is documented in docs/engine-json.md), NUL-terminated, into
  * `buf[0..len]`, its length into `*out_n`. `RMQ_RESULT_BUFFER_TOO_SMALL` writes the length
  * needed (NUL included) into `*out_n`.
  */
@@ -873,10 +876,35 @@ rmq_result rmq_result_message(uint32_t code, char *buf, size_t len, size_t *out_
 
 /**
  * The simple name of the exception the Java client throws for the same input
- * (`"IllegalArgumentException"`, `"NullPointerException"`, `"RuntimeException"`), `""` for
- * `RMQ_RESULT_OK` and NULL for a number that is no code. Static: never freed.
+ * (`"IllegalArgumentException"`, `"NullPointerException"`, `"IllegalStateException"`,
+ * `"RuntimeException"`), `""` for `RMQ_RESULT_OK` and NULL for a number that is no code.
+ * Static: never freed.
  */
 const char *rmq_result_java_exception(uint32_t code);
+
+/**
+ * Writes the full message of the last call on this thread that failed (NUL-terminated) into
+ * `buf` of `len` bytes and its length without the NUL into `*out_n`: the core's own text, with
+ * what `rmq_result_message` cannot say (which parameter is invalid and why, which queue has no
+ * machine room, the message a callback gave, a panic's message). `""` when no call on this
+ * thread has failed. Like `errno`, successful calls leave it unchanged, and so do the
+ * `rmq_last_error_*` functions themselves (a retry with a larger buffer reads the same text).
+ *
+ * Returns `RMQ_RESULT_BUFFER_TOO_SMALL` (with the length needed, NUL included, in `*out_n`) when
+ * `len` is too small.
+ */
+rmq_result rmq_last_error_message(char *buf, size_t len, size_t *out_n);
+
+/**
+ * The code of the last call on this thread that failed, `RMQ_RESULT_OK` when none has.
+ */
+rmq_result rmq_last_error_code(void);
+
+/**
+ * The simple name of the Java exception for the last call on this thread that failed, as the
+ * core names it for that error (`""` when no call has failed). Static: never freed.
+ */
+const char *rmq_last_error_java_exception(void);
 
 /**
  * Makes a strategy from its name and parameters as JSON text: the names and parameters the CLI

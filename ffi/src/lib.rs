@@ -27,7 +27,10 @@ mod engine;
 mod group;
 mod host;
 mod id_list;
+mod last_error;
 mod panic;
+#[cfg(feature = "panic-probe")]
+mod panic_probe;
 mod queue_list;
 mod report;
 mod resolver;
@@ -40,6 +43,8 @@ pub use engine::*;
 pub use group::*;
 pub use host::*;
 pub use id_list::*;
+#[cfg(feature = "panic-probe")]
+pub use panic_probe::*;
 pub use queue_list::*;
 pub use report::*;
 pub use resolver::*;

@@ -4,20 +4,44 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use crate::last_error;
 use crate::result::rmq_result;
 
-/// Runs `body`, turning its error into a code and a panic into [`rmq_result::Panic`].
+/// Runs `body`, turning its error into a code and a panic into [`rmq_result::Panic`]; a failure
+/// leaves its detail for `rmq_last_error_message`.
 ///
 /// `AssertUnwindSafe` is sound here because after a panic the caller only gets a code: no state
 /// the panicking code was changing is observed through this call. Handles whose state a panic
 /// could leave half-changed sit behind a mutex, which records the panic (poisoning) and is
 /// recovered explicitly.
 pub(crate) fn boundary(body: impl FnOnce() -> Result<(), rmq_result>) -> rmq_result {
+    let outer = last_error::begin();
+    let (code, panic) = match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => (rmq_result::Ok, None),
+        Ok(Err(code)) => (code, None),
+        Err(payload) => (rmq_result::Panic, Some(panic_text(payload.as_ref()))),
+    };
+    last_error::finish(code, panic, outer);
+    code
+}
+
+/// The boundary of the functions that read the last error: they must not replace it (a retry
+/// with a larger buffer would otherwise read "buffer too small").
+pub(crate) fn boundary_quiet(body: impl FnOnce() -> Result<(), rmq_result>) -> rmq_result {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => rmq_result::Ok,
         Ok(Err(code)) => code,
         Err(_) => rmq_result::Panic,
     }
+}
+
+/// A panic's message, when it has one (`panic!` with a literal or a format).
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned())
 }
 
 /// For functions that return a value rather than a code: `fallback` after a panic.

@@ -1,9 +1,9 @@
 //! Result codes: the core's one `Error` enum mapped once, plus the conditions only a C caller can
 //! create (NULL, invalid UTF-8, a small buffer).
 
-use std::ffi::CStr;
-
 use rocketmq_rebalance::Error;
+
+use crate::last_error;
 
 /// What a call did. Numbers are part of the ABI: a released code is never renumbered or reused.
 /// 0 is success, 1-99 are misuse of the C API, 100 and up mirror the library's errors.
@@ -64,7 +64,17 @@ pub enum rmq_result {
 }
 
 impl From<&Error> for rmq_result {
+    /// The one mapping of the core's errors to codes. It also notes the error's full text for
+    /// `rmq_last_error_message`, so every path from a core error to C keeps the detail.
     fn from(e: &Error) -> Self {
+        let code = rmq_result::code_of(e);
+        last_error::note(e, code);
+        code
+    }
+}
+
+impl rmq_result {
+    fn code_of(e: &Error) -> rmq_result {
         match e {
             Error::EmptyCurrentId => rmq_result::EmptyCurrentId,
             Error::EmptyQueueList => rmq_result::EmptyQueueList,
@@ -154,13 +164,38 @@ impl rmq_result {
         }
     }
 
-    pub(crate) fn java_exception(self) -> &'static CStr {
-        match self {
-            rmq_result::Ok => c"",
-            rmq_result::ConsumeIdcsUnset | rmq_result::InnerResultNull => c"NullPointerException",
-            rmq_result::CallbackFailed | rmq_result::Panic | rmq_result::Unknown => c"RuntimeException",
-            rmq_result::ShutDown | rmq_result::Reentrant => c"IllegalStateException",
-            _ => c"IllegalArgumentException",
+    /// A core error this code stands for, so that the Java exception of a code is the core's
+    /// decision, not a second table. `None` for the codes only the C API has.
+    fn representative(self) -> Option<Error> {
+        Some(match self {
+            rmq_result::EmptyCurrentId => Error::EmptyCurrentId,
+            rmq_result::EmptyQueueList => Error::EmptyQueueList,
+            rmq_result::EmptyClientIdList => Error::EmptyClientIdList,
+            rmq_result::IllegalVirtualNodeCount => Error::IllegalVirtualNodeCount(-1),
+            rmq_result::NoMachineRoomForQueue => Error::NoMachineRoomForQueue(rocketmq_rebalance::MessageQueue::new("", "", 0)),
+            rmq_result::NoMachineRoomForConsumer => Error::NoMachineRoomForConsumer(String::new()),
+            rmq_result::ConsumeIdcsUnset => Error::ConsumeIdcsUnset,
+            rmq_result::InnerResultNull => Error::InnerResultNull(String::new()),
+            rmq_result::NoConfiguredQueues => Error::NoConfiguredQueues,
+            rmq_result::UnknownStrategy => Error::UnknownStrategy { name: String::new(), known: "" },
+            rmq_result::InvalidParameters => Error::InvalidConfiguration(String::new()),
+            rmq_result::CallbackFailed => Error::Callback(String::new()),
+            rmq_result::TooLarge => Error::TooLarge(String::new()),
+            rmq_result::ShutDown => Error::ShutDown,
+            rmq_result::Reentrant => Error::Reentrant,
+            _ => return None,
+        })
+    }
+
+    /// The simple name of the Java exception for this code: the core's answer for the error the
+    /// code stands for; for the C-only codes, what a Java user gets for the same misuse (a bad
+    /// argument) or for a bug (`RuntimeException`); `""` for success.
+    pub(crate) fn java_exception_name(self) -> &'static str {
+        match (self, self.representative()) {
+            (rmq_result::Ok, _) => "",
+            (_, Some(error)) => error.java_exception(),
+            (rmq_result::Panic | rmq_result::Unknown, None) => "RuntimeException",
+            (_, None) => "IllegalArgumentException",
         }
     }
 }
@@ -175,5 +210,16 @@ mod tests {
         numbers.sort_unstable();
         numbers.dedup();
         assert_eq!(numbers.len(), rmq_result::ALL.len());
+    }
+
+    /// The representative of a code converts back to that code: the inverse table cannot drift
+    /// from the one mapping.
+    #[test]
+    fn representatives_map_back_to_their_code() {
+        for code in rmq_result::ALL {
+            if let Some(error) = code.representative() {
+                assert_eq!(rmq_result::code_of(&error), code, "{error}");
+            }
+        }
     }
 }

@@ -22,6 +22,9 @@ mod host;
 #[path = "../../src/id_list.rs"]
 mod id_list;
 #[allow(dead_code)]
+#[path = "../../src/last_error.rs"]
+mod last_error;
+#[allow(dead_code)]
 #[path = "../../src/panic.rs"]
 mod panic;
 #[allow(dead_code)]
@@ -248,6 +251,10 @@ fn run(op: &Op, strategy: &mut *mut rmq_strategy, list: *mut rmq_queue_list) {
                 let mut n = 0;
                 rmq_result_message(*code, buf.as_mut_ptr(), buf.len(), &mut n);
                 rmq_result_java_exception(*code);
+                // The last failure's detail, whatever earlier ops left (read into the same buffer).
+                rmq_last_error_message(buf.as_mut_ptr(), buf.len(), &mut n);
+                rmq_last_error_java_exception();
+                rmq_last_error_code();
             }
             Op::Rebalance { config, ids: raw, answers, rounds } => {
                 let mut r = ptr::null_mut();

@@ -20,7 +20,8 @@ static int check_count = 0;
         }                                                                             \
     } while (0)
 
-/* Checks that a call returned `expected`, printing the library's message otherwise. */
+/* Checks that a call returned `expected`, printing the library's message otherwise (the call's
+ * full message when it failed, the code's text when it succeeded unexpectedly). */
 #define CHECK_RC(call, expected)                                                                   \
     do {                                                                                           \
         rmq_result rc_ = (call);                                                                   \
@@ -28,7 +29,9 @@ static int check_count = 0;
         if (rc_ != (expected)) {                                                                   \
             char msg_[256];                                                                        \
             size_t n_;                                                                             \
-            if (rmq_result_message(rc_, msg_, sizeof msg_, &n_) != RMQ_RESULT_OK) strcpy(msg_, "?"); \
+            if ((rc_ == RMQ_RESULT_OK ? rmq_result_message(rc_, msg_, sizeof msg_, &n_)             \
+                                      : rmq_last_error_message(msg_, sizeof msg_, &n_)) != RMQ_RESULT_OK) \
+                strcpy(msg_, "?");                                                                 \
             check_failures++;                                                                      \
             fprintf(stderr, "%s:%d: %s returned %u (%s), expected %u\n", __FILE__, __LINE__, #call, \
                     (unsigned)rc_, msg_, (unsigned)(expected));                                    \

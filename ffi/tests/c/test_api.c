@@ -1,6 +1,6 @@
 /*
  * The C API beyond the vectors: versions, error paths (NULL, invalid UTF-8, bad lengths, small
- * buffers, unknown names), Java ordering, resolvers that fail, the group view with hand-derived
+ * buffers, unknown names), the last error's detail, Java ordering, resolvers that fail, the group view with hand-derived
  * numbers, and threads sharing one strategy. The engine is in test_engine.c and
  * test_engine_safety.c.
  */
@@ -38,6 +38,58 @@ static void test_messages(void) {
     CHECK(strcmp(rmq_result_java_exception(RMQ_RESULT_EMPTY_QUEUE_LIST), "IllegalArgumentException") == 0);
     CHECK(strcmp(rmq_result_java_exception(RMQ_RESULT_CONSUME_IDCS_UNSET), "NullPointerException") == 0);
     CHECK(rmq_result_java_exception(4242) == NULL);
+}
+
+/* The last error of this thread: the core's full text, read again after a small buffer. */
+static const char *last_message(void) {
+    static char buf[512];
+    size_t n = 0;
+    CHECK_OK(rmq_last_error_message(buf, sizeof buf, &n));
+    CHECK(n == strlen(buf));
+    return buf;
+}
+
+static void *fail_on_other_thread(void *arg) {
+    (void)arg;
+    rmq_strategy *s = NULL;
+    CHECK_RC(rmq_strategy_from_config("other_thread_name", NULL, &s), RMQ_RESULT_UNKNOWN_STRATEGY);
+    CHECK(strstr(last_message(), "other_thread_name") != NULL);
+    return NULL;
+}
+
+static void test_last_error(void) {
+    rmq_strategy *s = NULL;
+    /* Which parameter, and why: the generic code text cannot say it; the core's message does. */
+    CHECK_RC(rmq_strategy_from_config("consistent_hash", "{\"virtual_node_count\": \"ten\"}", &s), RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK(rmq_last_error_code() == RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK(strstr(last_message(), "virtual_node_count") != NULL);
+    CHECK(strcmp(rmq_last_error_java_exception(), "IllegalArgumentException") == 0);
+    /* Too small a buffer: the length needed, and the text is still there for the retry. */
+    char tiny[4] = "abc";
+    size_t n = 0;
+    CHECK_RC(rmq_last_error_message(tiny, sizeof tiny, &n), RMQ_RESULT_BUFFER_TOO_SMALL);
+    CHECK(n == strlen(last_message()) + 1 && strcmp(tiny, "abc") == 0);
+    /* A success leaves it alone (errno-like); a failure only C can cause has its code's text. */
+    CHECK_OK(rmq_strategy_from_config("AVG", NULL, &s));
+    CHECK(strstr(last_message(), "virtual_node_count") != NULL);
+    rmq_strategy_free(s);
+    CHECK_RC(rmq_strategy_from_config(NULL, NULL, &s), RMQ_RESULT_NULL_PARAMETER);
+    CHECK(strcmp(last_message(), "a required pointer argument was NULL") == 0);
+    /* The core's exception for the error, not a per-code guess. */
+    rmq_queue_list *idc_queues = queues_of("T", "hz@broker-a", 1);
+    const char *ids[] = {"c1"};
+    rmq_queue_list *mine = NULL;
+    CHECK_OK(rmq_strategy_by_machine_room_new(NULL, 0, &s));
+    CHECK_RC(rmq_strategy_allocate(s, "g", "c1", idc_queues, ids, 1, &mine), RMQ_RESULT_CONSUME_IDCS_UNSET);
+    CHECK(strcmp(rmq_last_error_java_exception(), "NullPointerException") == 0);
+    CHECK(strcmp(last_message(), "consumeridcs is null") == 0);
+    rmq_strategy_free(s);
+    rmq_queue_list_free(idc_queues);
+    /* Per thread: another thread's failure does not replace this one's. */
+    pthread_t other;
+    CHECK(pthread_create(&other, NULL, fail_on_other_thread, NULL) == 0);
+    pthread_join(other, NULL);
+    CHECK(strcmp(last_message(), "consumeridcs is null") == 0);
 }
 
 static void test_queue_list_errors(void) {
@@ -429,6 +481,7 @@ static void test_threads(void) {
 int main(void) {
     test_version();
     test_messages();
+    test_last_error();
     test_queue_list_errors();
     test_java_order();
     test_strategy_errors();

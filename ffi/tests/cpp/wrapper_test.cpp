@@ -65,6 +65,14 @@ TEST(Strategy, ErrorsCarryCodeAndJavaException) {
         EXPECT_EQ(e.java_exception(), "IllegalArgumentException");
         EXPECT_STREQ(e.what(), "currentCID is empty");
     }
+    try {
+        rr::Strategy::from_config("consistent_hash", R"({"virtual_node_count": "ten"})");
+        FAIL() << "no exception for a virtual node count that is a string";
+    } catch (const rr::Error &e) {
+        // The core's full text names the parameter; the code's generic text would not.
+        EXPECT_EQ(e.code(), RMQ_RESULT_INVALID_PARAMETERS);
+        EXPECT_NE(std::string(e.what()).find("virtual_node_count"), std::string::npos) << e.what();
+    }
     EXPECT_THROW(rr::Strategy::from_config("no_such_strategy"), rr::Error);
     EXPECT_THROW(rr::Strategy::consistent_hash(-1), rr::Error);
     try {
