@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the C library (release) and installs it for C and C++ programs:
 #   PREFIX/lib/librocketmq_rebalance.so.X.Y.Z (+ .so.X.Y, .so links) and librocketmq_rebalance.a
-#   PREFIX/include/rocketmq_rebalance.h, rocketmq_rebalance.hpp
+#   PREFIX/include/rocketmq_rebalance.h, rocketmq_rebalance.hpp, rocketmq_rebalance/{strategy,engine}.hpp
 #   PREFIX/lib/pkgconfig/rocketmq_rebalance.pc
 #   PREFIX/lib/cmake/rocketmq_rebalance/rocketmq_rebalanceConfig{,Version}.cmake
 # Usage: scripts/install-c.sh PREFIX
@@ -14,12 +14,13 @@ SOVERSION="$MAJOR.$MINOR"  # must match ffi/build.rs
 [[ "$MAJOR" != 0 ]] && SOVERSION="$MAJOR"
 
 cargo build --locked --release -p rocketmq-rebalance-ffi
-mkdir -p "$PREFIX/lib/pkgconfig" "$PREFIX/lib/cmake/rocketmq_rebalance" "$PREFIX/include"
+mkdir -p "$PREFIX/lib/pkgconfig" "$PREFIX/lib/cmake/rocketmq_rebalance" "$PREFIX/include/rocketmq_rebalance"
 install -m 0755 target/release/librocketmq_rebalance.so "$PREFIX/lib/librocketmq_rebalance.so.$VERSION"
 ln -sf "librocketmq_rebalance.so.$VERSION" "$PREFIX/lib/librocketmq_rebalance.so.$SOVERSION"
 ln -sf "librocketmq_rebalance.so.$SOVERSION" "$PREFIX/lib/librocketmq_rebalance.so"
 install -m 0644 target/release/librocketmq_rebalance.a "$PREFIX/lib/"
 install -m 0644 include/rocketmq_rebalance.h include/rocketmq_rebalance.hpp "$PREFIX/include/"
+install -m 0644 include/rocketmq_rebalance/strategy.hpp include/rocketmq_rebalance/engine.hpp "$PREFIX/include/rocketmq_rebalance/"
 subst() { sed -e "s|@PREFIX@|$PREFIX|g; s|@VERSION@|$VERSION|g; s|@MAJOR@|$MAJOR|g; s|@MINOR@|$MINOR|g; s|@SOVERSION@|$SOVERSION|g" "$1" > "$2"; }
 subst ffi/pkg/rocketmq_rebalance.pc.in "$PREFIX/lib/pkgconfig/rocketmq_rebalance.pc"
 subst ffi/pkg/rocketmq_rebalanceConfig.cmake "$PREFIX/lib/cmake/rocketmq_rebalance/rocketmq_rebalanceConfig.cmake"
