@@ -18,9 +18,24 @@ libs=(-L"$prefix/lib" -lrocketmq_rebalance -lpthread -Wl,-rpath,"$prefix/lib")
 echo "-- header: regenerate with the pinned cbindgen and compare"
 scripts/gen-header.sh --check
 
+echo "-- a panic reaching C: the test-only panic-probe build (kept apart, never installed)"
+probe=$out/panic-probe
+mkdir -p "$probe"
+cargo build --locked --release -q -p rocketmq-rebalance-ffi --features panic-probe
+cp target/release/librocketmq_rebalance.so "$probe/"
+soname=$(readelf -d "$probe/librocketmq_rebalance.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+ln -sf librocketmq_rebalance.so "$probe/$soname"
+gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -g -Iinclude -o "$probe/test_panic" ffi/tests/c/test_panic.c \
+  -L"$probe" -lrocketmq_rebalance -lpthread -Wl,-rpath,"$probe"
+# The panic hook prints each probe's panic to stderr: kept in a log, shown only on failure.
+RUST_BACKTRACE=0 "$probe/test_panic" 2> "$probe/panic.log" || { cat "$probe/panic.log" >&2; exit 1; }
+
 echo "-- install into $prefix (release build)"
 rm -rf "$prefix"
 scripts/install-c.sh "$prefix" > /dev/null
+if nm -D --defined-only "$prefix/lib/librocketmq_rebalance.so" | grep -c rmq_test_panic > /dev/null; then
+  echo "the installed library exports the test-only rmq_test_panic" >&2; exit 1
+fi
 
 echo "-- exported symbols: rmq_* only"
 exported=$(nm -D --defined-only "$prefix/lib/librocketmq_rebalance.so" | awk '{print $3}')

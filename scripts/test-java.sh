@@ -20,20 +20,32 @@ summary() {
   python3 ../../scripts/surefire_summary.py
 }
 
+echo "-- the test-only panic-probe build of the JNI library, kept apart from the jar's"
+probe=$PWD/target/panic-probe/librocketmq_rebalance_jni.so
+mkdir -p "$(dirname "$probe")"
+(cd ../.. && cargo build --locked -q --profile release-jar -p rocketmq-rebalance-jni --features panic-probe)
+cp ../../target/release-jar/librocketmq_rebalance_jni.so "$probe"
+
 echo "-- rocketmq-client 5.3.3: differential (vectors + 100,000 random inputs per strategy, seed $seed), concurrency, end to end"
 rm -rf target/surefire-reports
-mvn -B -q verify -Drmq.seed="$seed"
+mvn -B -q verify -Drmq.seed="$seed" -Drmq.panicProbe="$probe"
 summary
 jni_warnings
 jar=target/rocketmq-rebalance-0.1.0.jar
 unzip -l "$jar" | grep -q "native/linux/x86_64/librocketmq_rebalance_jni-0.1.0.so" || { echo "the jar lacks its native library" >&2; exit 1; }
 major=$(javap -v -cp "$jar" io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragely | awk '/major version/ {print $3}')
 [[ "$major" == 52 ]] || { echo "bytecode major version $major, expected 52 (Java 8)" >&2; exit 1; }
-echo "  $jar holds the native library; bytecode is Java 8 (major 52)"
+unzip -p "$jar" native/linux/x86_64/librocketmq_rebalance_jni-0.1.0.so > target/shipped-jni.so
+if nm -D --defined-only target/shipped-jni.so | grep -c PanicProbe > /dev/null; then
+  echo "the jar's library exports the test-only panic probe" >&2; exit 1
+fi
+head -c 2000 target/surefire-reports/TEST-io.github.rocketmqrebalance.PanicCrossingTest.xml | grep -q 'skipped="0"' \
+  || { echo "PanicCrossingTest was skipped: the panic probe did not load" >&2; exit 1; }
+echo "  $jar holds the native library (without the panic probe); bytecode is Java 8 (major 52)"
 
 echo "-- rocketmq-client 4.9.8: differential, concurrency (seed $seed)"
 rm -rf target/surefire-reports
-mvn -B -q -P rmq49 verify -Drmq.seed="$seed"
+mvn -B -q -P rmq49 verify -Drmq.seed="$seed" -Drmq.panicProbe="$probe"
 summary
 jni_warnings
 echo "Java binding: all tests passed"

@@ -26,6 +26,14 @@ fn report_names() -> std::collections::BTreeMap<&'static str, Vec<&'static str>>
     .collect()
 }
 
+/// Test only (feature `panic-probe`, never in a shipped wheel): panics with `message`, so a test
+/// can show a panic arriving in Python as an exception (PyO3's `PanicException`), not an abort.
+#[cfg(feature = "panic-probe")]
+#[pyfunction]
+fn panic_probe(message: &str) {
+    panic!("{message}")
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<queue::PyMessageQueue>()?;
@@ -33,6 +41,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     group::register(m)?;
     m.add_class::<engine::PyRebalancer>()?;
     m.add_function(wrap_pyfunction!(report_names, m)?)?;
+    #[cfg(feature = "panic-probe")]
+    m.add_function(wrap_pyfunction!(panic_probe, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

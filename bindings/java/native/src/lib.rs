@@ -13,6 +13,8 @@
 mod cache;
 mod errors;
 mod marshal;
+#[cfg(feature = "panic-probe")]
+mod panic_probe;
 
 use jni::objects::{JClass, JIntArray, JString};
 use jni::sys::{jboolean, jint, jintArray, jlong, jstring};
