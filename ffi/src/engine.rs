@@ -1,11 +1,10 @@
 //! `rmq_rebalancer`: one client's rebalancing state, driven through a C host.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ffi::c_char;
 use std::sync::{Mutex, MutexGuard};
 
-use rocketmq_rebalance::engine::{ConsumeView, LockReport, RebalanceConfig, Rebalancer, TopicView};
+use rocketmq_rebalance::engine::{ConsumeView, LockReport, RebalanceConfig, Rebalancer, ReentryGuard, TopicView};
 use rocketmq_rebalance::MessageQueue;
 
 use crate::args::{out_arg, owned_ids, ref_arg, slice_arg, str_arg, write_out};
@@ -55,41 +54,13 @@ pub struct rmq_lock_summary {
     pub failed_calls: usize,
 }
 
-thread_local! {
-    /// Rebalancers this thread is inside of, to refuse re-entry from a callback.
-    static ACTIVE: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Marks the rebalancer active on this thread while held.
-struct Entered(usize);
-
-impl Entered {
-    fn enter(r: &rmq_rebalancer) -> Result<Self, rmq_result> {
-        let key = r as *const rmq_rebalancer as usize;
-        ACTIVE.with(|a| {
-            let mut active = a.borrow_mut();
-            if active.contains(&key) {
-                return Err(rmq_result::Reentrant);
-            }
-            active.push(key);
-            Ok(Entered(key))
-        })
-    }
-}
-
-impl Drop for Entered {
-    fn drop(&mut self) {
-        ACTIVE.with(|a| a.borrow_mut().retain(|k| *k != self.0));
-    }
-}
-
 /// Runs `f` on the rebalancer behind `r`, with the re-entry check and the mutex. A panic inside
 /// an earlier call poisons the mutex; the engine's table is still consistent between steps, so
 /// the state is taken over rather than abandoned.
 unsafe fn with_rebalancer<T>(r: *const rmq_rebalancer, f: impl FnOnce(&mut Rebalancer) -> Result<T, rmq_result>) -> Result<T, rmq_result> {
     // SAFETY: the caller's handle.
     let r = unsafe { ref_arg(r)? };
-    let _entered = Entered::enter(r)?;
+    let _entered = ReentryGuard::enter(r)?;
     let mut guard: MutexGuard<'_, Rebalancer> = r.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     f(&mut guard)
 }

@@ -11,7 +11,6 @@
 //! of its own host callbacks, on the same thread, raises `ReentrantError` at once (it would wait
 //! for itself).
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -19,7 +18,7 @@ use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::{PyDict, PyList};
-use rocketmq_rebalance::engine::{ConsumeView, Host, HostError, OffsetRead, ReadFrom, RebalanceConfig, Rebalancer, TopicView, Warning};
+use rocketmq_rebalance::engine::{ConsumeView, Host, HostError, OffsetRead, ReadFrom, RebalanceConfig, Rebalancer, ReentryGuard, TopicView, Warning};
 use rocketmq_rebalance::{Error, MessageQueue};
 use serde::Serialize;
 
@@ -176,34 +175,6 @@ impl Host for PyHost<'_> {
     }
 }
 
-thread_local! {
-    /// Rebalancers this thread is inside of (by address), to refuse re-entry from a callback.
-    static ACTIVE: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Marks a rebalancer active on this thread while held.
-struct Entered(usize);
-
-impl Entered {
-    fn enter(r: &PyRebalancer) -> Result<Self, Error> {
-        let key = r as *const PyRebalancer as usize;
-        ACTIVE.with(|a| {
-            let mut active = a.borrow_mut();
-            if active.contains(&key) {
-                return Err(Error::Reentrant);
-            }
-            active.push(key);
-            Ok(Entered(key))
-        })
-    }
-}
-
-impl Drop for Entered {
-    fn drop(&mut self) {
-        ACTIVE.with(|a| a.borrow_mut().retain(|k| *k != self.0));
-    }
-}
-
 /// The native rebalancer; `rocketmq_rebalance.Rebalancer` wraps it with typed reports.
 /// Calls from several threads are serialised by a mutex taken with the interpreter detached: a
 /// round holds it while calling Python host methods, so a thread waiting for it must not hold
@@ -217,7 +188,7 @@ pub struct PyRebalancer {
 impl PyRebalancer {
     /// The engine, for `f`; `ReentrantError` from inside one of its own callbacks.
     fn with<T>(&self, py: Python<'_>, f: impl FnOnce(&mut Rebalancer) -> Result<T, Error>) -> PyResult<T> {
-        let _entered = Entered::enter(self).py_err(py)?;
+        let _entered = ReentryGuard::enter(self).py_err(py)?;
         // A poisoned lock only means a previous round panicked; the table is still consistent.
         let mut guard = self.inner.lock_py_attached(py).unwrap_or_else(|e| e.into_inner());
         f(&mut guard).py_err(py)

@@ -75,13 +75,15 @@
 //! is fetched only once the route is known. Its `lockAll` batches by the broker that serves a
 //! queue (`getBrokerNameFromMessageQueue`, for static topics); here by the queue's broker name, so
 //! a host with static topics maps the name in `lock`. The allocation strategies did not change
-//! (the committed vectors are reproduced by 5.5.0).
+//! (the committed vectors are reproduced by 5.5.0, and by 5.4.0 when checked on 2026-12-01 with
+//! `tests/vectors/run.sh --client 5.4.0`).
 
 mod acquire;
 mod config;
 mod host;
 mod joint;
 mod locks;
+mod reentry;
 mod release;
 mod report;
 mod round;
@@ -94,6 +96,7 @@ use std::sync::Arc;
 pub use acquire::StartOffset;
 pub use config::{ConsumeFromWhere, ConsumeType, MessageModel, RebalanceConfig, Semantics, Timing};
 pub use host::{Host, HostError, OffsetRead, ReadFrom};
+pub use reentry::ReentryGuard;
 pub use report::{Acquired, DeferReason, Deferred, LockReport, ReleaseReason, Released, RoundReport, RoundSkipped, SkipReason, Skipped, Warning};
 pub use state::{ConsumeView, QueueState};
 pub use view::TopicView;
