@@ -52,6 +52,6 @@ public class NativeAllocateMessageQueueAveragely extends NativeStrategy {
 
     @Override
     String configParams() {
-        return "{}";
+        return Json.object();
     }
 }

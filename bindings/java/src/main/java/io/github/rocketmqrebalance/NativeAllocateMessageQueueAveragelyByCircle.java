@@ -23,6 +23,6 @@ public class NativeAllocateMessageQueueAveragelyByCircle extends NativeStrategy 
 
     @Override
     String configParams() {
-        return "{}";
+        return Json.object();
     }
 }

@@ -26,22 +26,23 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * <p>Immutable; one instance may be used by any number of threads.
  */
 public class NativeAllocateMessageQueueBalancedSticky extends NativeStrategy {
-    private final String stableKeyJson;
+    /** The stable key as the core's parameters name it: "client_id", "host" or {"before": separator}. */
+    private final Object stableKey;
     private final Map<String, Integer> weights;
 
     /** Members ranked by their whole client id, all weighing 1. */
     public NativeAllocateMessageQueueBalancedSticky() {
-        this("\"client_id\"", Collections.<String, Integer>emptyMap());
+        this("client_id", Collections.<String, Integer>emptyMap());
     }
 
-    private NativeAllocateMessageQueueBalancedSticky(String stableKeyJson, Map<String, Integer> weights) {
-        this.stableKeyJson = stableKeyJson;
+    private NativeAllocateMessageQueueBalancedSticky(Object stableKey, Map<String, Integer> weights) {
+        this.stableKey = stableKey;
         this.weights = weights;
     }
 
     /** Members ranked by the part of the id before the first {@code '@'} (the client's IP address). */
     public static NativeAllocateMessageQueueBalancedSticky byHost() {
-        return new NativeAllocateMessageQueueBalancedSticky("\"host\"", Collections.<String, Integer>emptyMap());
+        return new NativeAllocateMessageQueueBalancedSticky("host", Collections.<String, Integer>emptyMap());
     }
 
     /** Members ranked by the part of the id before the first {@code separator} (the whole id when absent). */
@@ -49,7 +50,7 @@ public class NativeAllocateMessageQueueBalancedSticky extends NativeStrategy {
         if (separator == null) {
             throw new IllegalArgumentException("separator is null");
         }
-        return new NativeAllocateMessageQueueBalancedSticky("{\"before\":" + jsonString(separator) + "}", Collections.<String, Integer>emptyMap());
+        return new NativeAllocateMessageQueueBalancedSticky(Collections.singletonMap("before", separator), Collections.<String, Integer>emptyMap());
     }
 
     /**
@@ -70,7 +71,7 @@ public class NativeAllocateMessageQueueBalancedSticky extends NativeStrategy {
             }
             copy.put(e.getKey(), e.getValue());
         }
-        NativeAllocateMessageQueueBalancedSticky weighted = new NativeAllocateMessageQueueBalancedSticky(stableKeyJson, Collections.unmodifiableMap(copy));
+        NativeAllocateMessageQueueBalancedSticky weighted = new NativeAllocateMessageQueueBalancedSticky(stableKey, Collections.unmodifiableMap(copy));
         // The core checks the weights (once, for every binding): registering now throws its
         // IllegalArgumentException here rather than at the first allocation.
         weighted.strategyId();
@@ -100,12 +101,6 @@ public class NativeAllocateMessageQueueBalancedSticky extends NativeStrategy {
 
     @Override
     String configParams() {
-        StringBuilder b = new StringBuilder("{\"stable_key\":").append(stableKeyJson).append(",\"weights\":{");
-        String sep = "";
-        for (Map.Entry<String, Integer> e : weights.entrySet()) {
-            b.append(sep).append(jsonString(e.getKey())).append(':').append(e.getValue());
-            sep = ",";
-        }
-        return b.append("}}").toString();
+        return Json.object("stable_key", stableKey, "weights", weights);
     }
 }

@@ -37,19 +37,6 @@ public class NativeAllocateMessageQueueByMachineRoom extends NativeStrategy {
 
     @Override
     String configParams() {
-        Set<String> idcs = consumeridcs;
-        if (idcs == null) {
-            return "{\"consume_idcs\":null}";
-        }
-        StringBuilder b = new StringBuilder("{\"consume_idcs\":[");
-        boolean first = true;
-        for (String idc : idcs) {
-            if (!first) {
-                b.append(',');
-            }
-            first = false;
-            b.append(idc == null ? "null" : jsonString(idc));
-        }
-        return b.append("]}").toString();
+        return Json.object("consume_idcs", consumeridcs);
     }
 }

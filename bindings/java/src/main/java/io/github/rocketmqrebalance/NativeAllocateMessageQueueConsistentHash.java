@@ -23,7 +23,7 @@ public class NativeAllocateMessageQueueConsistentHash extends NativeStrategy {
             throw new IllegalArgumentException("illegal virtualNodeCnt :" + virtualNodeCnt);
         }
         this.virtualNodeCnt = virtualNodeCnt;
-        this.params = "{\"virtual_node_count\":" + virtualNodeCnt + "}";
+        this.params = Json.object("virtual_node_count", virtualNodeCnt);
     }
 
     public int getVirtualNodeCnt() {

@@ -69,19 +69,4 @@ public abstract class NativeStrategy implements AllocateMessageQueueStrategy {
         }
         return cidAll.contains(currentCID);
     }
-
-    static String jsonString(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                b.append('\\').append(c);
-            } else if (c < 0x20) {
-                b.append(String.format("\\u%04x", (int) c));
-            } else {
-                b.append(c);
-            }
-        }
-        return b.append('"').toString();
-    }
 }
