@@ -99,7 +99,8 @@ pub unsafe extern "C" fn rmq_round_report_allocation(report: *const rmq_round_re
 
 /// The whole report as JSON (the same fields as the Rust `RoundReport` and the Python report:
 /// `topic`, `skipped_round`, `changed`, `balanced`, `allocation`, `released`, `deferred`,
-/// `acquired`, `skipped`, `warnings`; a queue is `["topic", "broker", id]`), NUL-terminated, into
+/// `acquired`, `skipped`, `warnings`; a queue is `["topic", "broker", id]`; every key and reason
+/// is documented in docs/engine-json.md), NUL-terminated, into
 /// `buf[0..len]`, its length into `*out_n`. `RMQ_RESULT_BUFFER_TOO_SMALL` writes the length
 /// needed (NUL included) into `*out_n`.
 #[no_mangle]
@@ -139,4 +140,66 @@ pub unsafe extern "C" fn rmq_round_report_list_get(list: *const rmq_round_report
         unsafe { write_out(out, report as *const rmq_round_report) };
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use rocketmq_rebalance::engine::*;
+    use rocketmq_rebalance::MessageQueue;
+    use serde_json::Value;
+
+    /// Every object key in `value`, recursively.
+    fn keys(value: &Value, out: &mut BTreeSet<String>) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    out.insert(k.clone());
+                    keys(v, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| keys(v, out)),
+            _ => {}
+        }
+    }
+
+    /// C callers read reports and write configurations as JSON: docs/engine-json.md must name
+    /// every key they can meet and every reason, so a new field or variant in the core fails here
+    /// until it is documented for C.
+    #[test]
+    fn engine_json_page_names_every_key_and_reason() {
+        let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/engine-json.md")).expect("docs/engine-json.md");
+        let q = MessageQueue::new("T", "b", 0);
+        let report = RoundReport {
+            topic: "T".into(),
+            skipped_round: Some(RoundSkipped::StrategyFailed("x".into())),
+            changed: true,
+            balanced: true,
+            allocation: vec![q.clone()],
+            released: vec![Released {
+                queue: q.clone(),
+                generation: 1,
+                reason: ReleaseReason::LockLost,
+                forced: false,
+                persist_failed: Some("x".into()),
+                lock_lost: true,
+                gave_up: false,
+            }],
+            deferred: vec![Deferred { queue: q.clone(), generation: 1, reason: DeferReason::PersistFailed("x".into()), waiting_ms: 1 }],
+            acquired: vec![Acquired { queue: q.clone(), generation: 1, start_offset: 0 }],
+            skipped: vec![Skipped { queue: q.clone(), reason: SkipReason::LockFailed("x".into()), lock_leaked: false }],
+            warnings: vec![Warning::CallbackFailed("x".into())],
+        };
+        let locks = LockReport { renewed: vec![q.clone()], lost: vec![q], warnings: vec![] };
+        let config = RebalanceConfig::new("g", "c");
+        let mut all = BTreeSet::new();
+        for value in [serde_json::to_value(&report), serde_json::to_value(&locks), serde_json::to_value(config)] {
+            keys(&value.unwrap(), &mut all);
+        }
+        let names = [ReleaseReason::NAMES, DeferReason::NAMES, SkipReason::NAMES, Warning::NAMES, RoundSkipped::NAMES];
+        all.extend(names.iter().flat_map(|n| n.iter().map(|s| s.to_string())));
+        let missing: Vec<_> = all.iter().filter(|k| !page.contains(&format!("`{k}`"))).collect();
+        assert!(missing.is_empty(), "docs/engine-json.md does not name: {missing:?}");
+    }
 }
