@@ -20,7 +20,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',')]
     consumers: Vec<String>,
     /// Strategy: averagely, circle, consistent_hash, machine_room_nearby, by_machine_room,
-    /// by_config, or its Java name (AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, ...).
+    /// by_config, balanced_sticky, or its Java name (AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, ...).
     #[arg(long, default_value = "averagely")]
     strategy: String,
     /// Strategy parameters as a JSON object, e.g. '{"virtual_node_count": 20}'.
@@ -66,6 +66,38 @@ fn run_batch(path: &str) -> Result<ExitCode, String> {
 const DEMO_QUEUES: &[&str] = &["TopicA@broker-a:0-3", "TopicA@broker-b:0-3", "TopicB@broker-a:0-1"];
 const DEMO_CONSUMERS: &[&str] = &["10.0.0.1@4242", "10.0.0.2@4242", "10.0.0.3@4242"];
 
+/// What RebalanceImpl never passes a strategy: refused with what was expected (Java throws for the
+/// empty lists; a queue listed twice would be counted twice and owned twice).
+fn check_inputs(queues: &[MessageQueue], consumers: &[String]) -> Result<(), String> {
+    if queues.is_empty() {
+        return Err("no queues: give --queues TOPIC@BROKER:IDS, e.g. --queues TopicA@broker-a:0-7 \
+                    (Java: IllegalArgumentException: mqAll is null or mqAll empty)"
+            .into());
+    }
+    if consumers.is_empty() {
+        return Err("no client ids: give --consumers ID,ID,..., e.g. --consumers 10.0.0.1@4242,10.0.0.2@4242 \
+                    (Java: IllegalArgumentException: cidAll is null or cidAll empty)"
+            .into());
+    }
+    let mut seen = std::collections::HashMap::with_capacity(queues.len());
+    for q in queues {
+        *seen.entry(q).or_insert(0usize) += 1;
+    }
+    if seen.len() < queues.len() {
+        let mut repeated: Vec<(&MessageQueue, usize)> = seen.into_iter().filter(|(_, n)| *n > 1).collect();
+        repeated.sort_by(|a, b| a.0.cmp(b.0));
+        let (q, n) = repeated[0];
+        return Err(format!(
+            "{} queue(s) listed more than once (first: {}@{}:{} listed {n} times): each queue must appear once in --queues",
+            repeated.len(),
+            q.topic,
+            q.broker_name,
+            q.queue_id
+        ));
+    }
+    Ok(())
+}
+
 fn run_table(args: Args) -> Result<ExitCode, String> {
     let demo = args.queues.is_empty() && args.consumers.is_empty();
     let specs: Vec<String> = if demo { DEMO_QUEUES.iter().map(|s| s.to_string()).collect() } else { args.queues };
@@ -78,6 +110,7 @@ fn run_table(args: Args) -> Result<ExitCode, String> {
         queues.extend(queue_spec::parse(spec)?);
     }
     consumers.retain(|c| !c.is_empty());
+    check_inputs(&queues, &consumers)?;
     let params: Value = serde_json::from_str(&args.params).map_err(|e| format!("--params is not JSON: {e}"))?;
     let config = StrategyConfig::from_name(&args.strategy, &params).map_err(|e| e.to_string())?;
     let strategy = config.build().map_err(|e| e.to_string())?;

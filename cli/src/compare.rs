@@ -142,22 +142,51 @@ fn summarise(name: &str, cells: &[Cell]) -> Summary {
     }
 }
 
+/// The grid must describe groups a join and a leave can be measured on.
+fn check_grid(args: &Args) -> Result<(), String> {
+    let check = |name: &str, values: &[usize], least: usize, why: &str| match values.iter().find(|v| **v < least) {
+        Some(v) => Err(format!("--{name} {v}: each must be at least {least} ({why})")),
+        None => Ok(()),
+    };
+    check("topics", &args.topics, 1, "a group consumes at least one topic")?;
+    check("queues", &args.queues, 1, "a topic has at least one queue")?;
+    check("members", &args.members, 2, "a leave needs a member to remain")?;
+    for (name, values) in [("topics", &args.topics), ("queues", &args.queues), ("members", &args.members)] {
+        if let Some(v) = values.iter().find(|v| **v > 100_000) {
+            return Err(format!("--{name} {v}: at most 100000 (a cell is computed three times per strategy)"));
+        }
+    }
+    if args.strategies.is_empty() {
+        return Err("--strategies: name at least one strategy".into());
+    }
+    Ok(())
+}
+
 pub fn run(args: Args) -> Result<ExitCode, String> {
+    check_grid(&args)?;
+    let strategies = args
+        .strategies
+        .iter()
+        .map(|name| strategy_from_config(name, &serde_json::Value::Null).map_err(|e| format!("--strategies: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let per_strategy = args.topics.len() * args.queues.len() * args.members.len();
+    let bar = crate::progress::bar((strategies.len() * per_strategy) as u64, "cells");
     let mut cells = Vec::new();
     let mut summaries = Vec::new();
-    for name in &args.strategies {
-        let strategy = strategy_from_config(name, &serde_json::Value::Null).map_err(|e| e.to_string())?;
+    for strategy in &strategies {
         let mut mine = Vec::new();
         for &t in &args.topics {
             for &q in &args.queues {
                 for &m in &args.members {
                     mine.push(cell(&strategy.name(), strategy.as_ref(), t, q, m)?);
+                    bar.inc(1);
                 }
             }
         }
         summaries.push(summarise(&strategy.name(), &mine));
         cells.extend(mine);
     }
+    bar.finish_and_clear();
     if let Some(path) = &args.svg {
         std::fs::write(path, svg(&cells)).map_err(|e| format!("{}: {e}", path.display()))?;
     }

@@ -2,6 +2,7 @@
 
 mod allocate;
 mod compare;
+mod progress;
 mod queue_spec;
 mod simulate;
 

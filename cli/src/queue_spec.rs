@@ -13,13 +13,24 @@ pub fn parse(spec: &str) -> Result<Vec<MessageQueue>, String> {
     }
     let mut queues = Vec::new();
     for part in ids.split(',') {
-        let number = |s: &str| s.trim().parse::<i32>().map_err(|_| bad(&format!("{s:?} is not a queue id")));
+        let part = part.trim();
+        // Queue ids are Java ints from 0: a leading '-' is a negative id, not an empty range start.
+        if part.starts_with('-') {
+            return Err(bad(&format!("{part:?}: queue ids are not negative (0 to {})", i32::MAX)));
+        }
+        let number = |s: &str| match s.trim().parse::<u64>() {
+            Ok(n) => i32::try_from(n).map_err(|_| bad(&format!("queue id {n} is above {}, the largest Java int", i32::MAX))),
+            Err(_) => Err(bad(&format!("{:?} is not a queue id (a whole number 0 to {}; a range is LO-HI)", s.trim(), i32::MAX))),
+        };
         let (lo, hi) = match part.split_once('-') {
             Some((a, b)) => (number(a)?, number(b)?),
             None => (number(part)?, number(part)?),
         };
-        if hi < lo || i64::from(hi) - i64::from(lo) >= 1_000_000 {
-            return Err(bad(&format!("range {part:?} is empty or longer than 1,000,000")));
+        if hi < lo {
+            return Err(bad(&format!("range {part:?} is empty: LO-HI needs LO <= HI")));
+        }
+        if i64::from(hi) - i64::from(lo) >= 1_000_000 {
+            return Err(bad(&format!("range {part:?} has more than 1,000,000 ids")));
         }
         queues.extend((lo..=hi).map(|id| MessageQueue::new(topic, broker, id)));
     }
@@ -67,6 +78,17 @@ mod tests {
         assert!(parse("TopicA:0").is_err());
         assert!(parse("TopicA@b:3-1").is_err());
         assert!(parse("TopicA@b:x").is_err());
+    }
+
+    #[test]
+    fn says_what_is_wrong_with_an_id() {
+        let negative = parse("T@b:-3-2").unwrap_err();
+        assert!(negative.contains("not negative"), "{negative}");
+        let too_big = parse("T@b:0-2147483648").unwrap_err();
+        assert!(too_big.contains("2147483647"), "{too_big}");
+        assert!(parse("T@b:2147483647").is_ok());
+        let reversed = parse("T@b:5-3").unwrap_err();
+        assert!(reversed.contains("LO <= HI"), "{reversed}");
     }
 
     #[test]

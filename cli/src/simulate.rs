@@ -29,20 +29,36 @@ pub struct Args {
     threads: usize,
 }
 
+/// More seeds than this in one run is a typo, not a plan (10,000 take about a minute).
+const MAX_SEEDS: u64 = 10_000_000;
+
+/// `N` (seeds 1 to N), `A..B` (A to B-1) or `A..=B` (A to B), as a list of seeds.
 fn seeds(spec: &str) -> Result<Vec<u64>, String> {
-    let bad = || format!("--seeds {spec:?}: expected N, A..B or A..=B");
-    let num = |s: &str| s.trim().parse::<u64>().map_err(|_| bad());
-    let range: Vec<u64> = if let Some((a, b)) = spec.split_once("..=") {
-        (num(a)?..=num(b)?).collect()
+    let forms = "N (seeds 1 to N), A..B (A to B-1) or A..=B (A to B)";
+    let num = |s: &str| s.trim().parse::<u64>().map_err(|_| format!("--seeds {spec:?}: {:?} is not a whole number 0 or more; expected {forms}", s.trim()));
+    let (first, last) = if let Some((a, b)) = spec.split_once("..=") {
+        let (a, b) = (num(a)?, num(b)?);
+        if b < a {
+            return Err(format!("--seeds {spec}: the range is empty, its end {b} is below its start {a}"));
+        }
+        (a, b)
     } else if let Some((a, b)) = spec.split_once("..") {
-        (num(a)?..num(b)?).collect()
+        let (a, b) = (num(a)?, num(b)?);
+        if b <= a {
+            return Err(format!("--seeds {spec}: the range is empty, A..B runs from A to B-1 so B must exceed A (A..=B includes B)"));
+        }
+        (a, b - 1)
     } else {
-        (1..=num(spec)?).collect()
+        let n = num(spec)?;
+        if n == 0 {
+            return Err("--seeds 0: no seeds to run; N runs seeds 1 to N, so N must be at least 1 (seed 0 alone: --seeds 0..=0)".into());
+        }
+        (1, n)
     };
-    if range.is_empty() {
-        return Err(bad());
+    if last - first >= MAX_SEEDS {
+        return Err(format!("--seeds {spec}: {} seeds; at most {MAX_SEEDS} in one run", u128::from(last - first) + 1));
     }
-    Ok(range)
+    Ok((first..=last).collect())
 }
 
 fn load(name: &str) -> Result<Scenario, String> {
@@ -141,11 +157,7 @@ pub fn run_cmd(args: Args) -> Result<ExitCode, String> {
 }
 
 fn run_many(scenario: &Scenario, seeds: &[u64], semantics: Semantics, threads: usize) -> Vec<Summary> {
-    let bar = indicatif::ProgressBar::new(seeds.len() as u64);
-    bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} seeds, {eta} left").expect("valid template"));
-    if seeds.len() < 20 {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let bar = crate::progress::bar(seeds.len() as u64, "seeds");
     let next = AtomicUsize::new(0);
     let mut results: Vec<Option<Summary>> = vec![None; seeds.len()];
     let chunks: Vec<Vec<(usize, Summary)>> = std::thread::scope(|scope| {

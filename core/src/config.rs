@@ -86,6 +86,10 @@ struct ByConfigParams {
 
 impl StrategyConfig {
     /// Parses a strategy name and its parameters (`Value::Null` for none).
+    /// Every configuration name (each also answers to its Java name), for help texts and tests.
+    pub const NAMES: &'static [&'static str] =
+        &["averagely", "circle", "consistent_hash", "machine_room_nearby", "by_machine_room", "by_config", "balanced_sticky"];
+
     pub fn from_name(name: &str, params: &Value) -> Result<Self> {
         Ok(match name {
             "averagely" | "AVG" => StrategyConfig::Averagely,
@@ -224,6 +228,18 @@ mod tests {
         let config = StrategyConfig::from_json(text).unwrap();
         assert_eq!(StrategyConfig::from_value(&config.to_value()).unwrap(), config);
         assert_eq!(config.build().unwrap().name(), "MACHINE_ROOM_NEARBY-CONSISTENT_HASH");
+    }
+
+    /// NAMES is the list help texts show: every name in it is one `from_name` knows, and every
+    /// name `KNOWN_NAMES` (the error text) offers is in it.
+    #[test]
+    fn names_are_the_known_ones() {
+        for name in StrategyConfig::NAMES {
+            let known = !matches!(StrategyConfig::from_name(name, &Value::Null), Err(Error::UnknownStrategy { .. }));
+            assert!(known, "{name}");
+            assert!(KNOWN_NAMES.contains(&format!("{name} (")), "{name} missing from KNOWN_NAMES");
+        }
+        assert_eq!(KNOWN_NAMES.matches(" (").count(), StrategyConfig::NAMES.len());
     }
 
     #[test]
