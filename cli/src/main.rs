@@ -4,6 +4,7 @@ mod allocate;
 mod compare;
 mod progress;
 mod queue_spec;
+mod sim_table;
 mod simulate;
 
 use std::process::ExitCode;

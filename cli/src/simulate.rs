@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rocketmq_rebalance::engine::Semantics;
-use rocketmq_rebalance_sim::{built_in_names, letter, run, Observed, Scenario, Snapshot, Summary, Violations};
+use rocketmq_rebalance_sim::{built_in_names, run, Observed, Scenario, Summary, Violations};
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -130,7 +130,7 @@ pub fn run_cmd(args: Args) -> Result<ExitCode, String> {
     let seeds = seeds(&args.seeds)?;
     let semantics = if args.semantics == "java" { Semantics::Java } else { Semantics::Safe };
     let summaries = if seeds.len() == 1 && !args.json {
-        vec![run_one_with_table(&scenario, seeds[0], semantics)]
+        vec![crate::sim_table::run_with_table(&scenario, seeds[0], semantics)]
     } else {
         run_many(&scenario, &seeds, semantics, args.threads.max(1))
     };
@@ -183,38 +183,6 @@ fn run_many(scenario: &Scenario, seeds: &[u64], semantics: Semantics, threads: u
         results[i] = Some(s);
     }
     results.into_iter().map(|s| s.expect("every seed ran")).collect()
-}
-
-fn run_one_with_table(scenario: &Scenario, seed: u64, semantics: Semantics) -> Summary {
-    println!("scenario {} (seed {seed}, {semantics:?} semantics): {}", scenario.name, scenario.description);
-    println!("each column is a queue; the letter is the consumer that can consume it, - nobody, * several\n");
-    let mut header = format!("{:>6}  {:>5}", "time", "moved");
-    let mut printed_header = false;
-    let mut observer = |snap: &Snapshot| {
-        if !printed_header {
-            for (topic, queues) in &snap.owners {
-                header.push_str(&format!("  {:<width$}", topic, width = queues.len() * 2));
-            }
-            println!("{header}  events");
-            printed_header = true;
-        }
-        let mut row = format!("{:>5}s  {:>5}", snap.t_ms / 1000, snap.moved);
-        for (_, queues) in &snap.owners {
-            let cells: Vec<String> = queues
-                .iter()
-                .map(|(_, who)| match who.as_slice() {
-                    [] => "-".to_string(),
-                    [one] => letter(*one),
-                    _ => "*".to_string(),
-                })
-                .collect();
-            row.push_str(&format!("  {:<width$}", cells.join(" "), width = queues.len() * 2));
-        }
-        println!("{row}  {}", snap.events.join("; "));
-    };
-    let summary = run(scenario, seed, semantics, Some(&mut observer));
-    println!();
-    summary
 }
 
 fn print_summary(a: &Aggregate) {

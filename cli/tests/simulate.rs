@@ -15,6 +15,42 @@ fn default_run_prints_rounds_and_a_clean_summary() {
     assert!(text.contains("invariant violations: orderly exclusivity 0, lost messages 0, offset regressions 0, convergence 0"), "{text}");
 }
 
+/// The main job reads without the source: strategy and semantics named, columns labelled,
+/// letters mapped to client ids, repeated rows folded, the drain and the restart visible.
+#[test]
+fn default_table_explains_itself() {
+    let text = String::from_utf8(rmq(&["simulate"]).stdout).unwrap();
+    for expected in [
+        "strategy AVG, safe semantics",
+        "moved   queues whose consumers changed",
+        "consumers  A = 10.0.0.1@",
+        "D joins (10.0.0.4@",
+        "rows unchanged",
+        "the producer stops",
+        "broker-0 is back with an empty lock table",
+    ] {
+        assert!(text.contains(expected), "no {expected:?} in\n{text}");
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let broker_row = lines.iter().find(|l| l.starts_with("broker ")).expect("a broker label row");
+    let queue_row = lines.iter().find(|l| l.starts_with(" queue ")).expect("a queue id label row");
+    assert!(broker_row.contains("0 0 0 0 1 1 1 1") && queue_row.contains("0 1 2 3 0 1 2 3"), "{broker_row}\n{queue_row}");
+    // While broker-0 is down its queues show x (the default scenario restarts it at 230 s).
+    let down = lines.iter().find(|l| l.contains("broker-0 restarts")).expect("the restart row");
+    assert!(down.contains("x x x x"), "{down}");
+}
+
+/// Java semantics breaks exclusivity in the default scenario (the forced unlock at 80 s): the table
+/// shows it in the cell and explains it, instead of leaving it to the summary.
+#[test]
+fn java_semantics_shows_the_breach_in_the_table() {
+    let text = String::from_utf8(rmq(&["simulate", "--semantics", "java"]).stdout).unwrap();
+    let breach_row = text.lines().find(|l| l.contains("orderly exclusivity broken (*")).expect("a row marking the breach");
+    assert!(breach_row.contains('*'), "{breach_row}");
+    assert!(text.contains("B starts a listener call while A's call"), "{text}");
+    assert!(text.contains("force-unlocks"), "{text}");
+}
+
 #[test]
 fn json_summary_has_the_documented_fields() {
     let out = rmq(&["simulate", "--scenario", "default", "--seeds", "3", "--semantics", "java", "--json"]);

@@ -134,6 +134,9 @@ pub struct Checks {
     pub first_start: BTreeMap<MessageQueue, i64>,
     /// Client id of each instance.
     pub client_of: Vec<String>,
+    /// Exclusivity violations since the table last looked: (time, queue, starter, runner, its call's
+    /// start and end). Only for display; the counts are in the summary.
+    pub breaches: Vec<(u64, MessageQueue, usize, usize, u64, u64)>,
     /// The instance that last committed each queue's offset.
     pub last_writer: BTreeMap<MessageQueue, usize>,
     /// (queue, instance) -> (start of its current or last ownership stint, last time it owned).
@@ -187,6 +190,7 @@ impl Checks {
                 return;
             }
             self.summary.violations.orderly_exclusivity += 1;
+            self.breaches.push((start, queue.clone(), instance, other, since, until));
             self.note(format!("t={start}ms {queue}: instance {instance} starts a listener call while instance {other} runs one ({since}..{until}ms)"));
         }
     }

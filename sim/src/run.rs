@@ -34,6 +34,15 @@ pub struct Snapshot {
     pub owners: Vec<(String, Vec<QueueOwners>)>,
     /// Queues whose owners changed since the previous snapshot.
     pub moved: usize,
+    /// Orderly queues with a listener call running now, and whose: a consumer that lost a queue
+    /// while its call runs still consumes it, which the owners alone would hide.
+    pub running: BTreeMap<MessageQueue, Vec<usize>>,
+    /// Brokers that are down now.
+    pub brokers_down: Vec<String>,
+    /// The client id of every instance so far (instance = index).
+    pub clients: Vec<String>,
+    /// Orderly exclusivity broken since the previous snapshot, explained.
+    pub breaches: Vec<String>,
 }
 
 pub(crate) struct Sim<'a> {
@@ -99,7 +108,8 @@ pub fn run(scenario: &Scenario, seed: u64, semantics: Semantics, mut observer: O
     while t <= end {
         sim.tick(t);
         if let Some(observer) = observer.as_deref_mut() {
-            if t % REBALANCE_INTERVAL_MS == 0 || !sim.events.is_empty() {
+            let breaches = std::mem::take(&mut sim.world.checks.breaches);
+            if t % REBALANCE_INTERVAL_MS == 0 || !sim.events.is_empty() || !breaches.is_empty() {
                 let owners = &sim.world.checks.owners;
                 let moved = owners.iter().filter(|(q, w)| previous.get(*q) != Some(*w)).count();
                 let per_topic = sim
@@ -108,7 +118,40 @@ pub fn run(scenario: &Scenario, seed: u64, semantics: Semantics, mut observer: O
                     .iter()
                     .map(|topic| (topic.name.clone(), topic.queues.iter().map(|q| (q.clone(), owners.get(q).cloned().unwrap_or_default())).collect()))
                     .collect();
-                observer(&Snapshot { t_ms: t, events: std::mem::take(&mut sim.events), owners: per_topic, moved });
+                let running = sim
+                    .world
+                    .checks
+                    .calls
+                    .iter()
+                    .map(|(q, calls)| (q.clone(), calls.iter().filter(|&&(_, start, end)| start <= t && t < end).map(|&(i, _, _)| i).collect::<Vec<_>>()))
+                    .filter(|(_, who)| !who.is_empty())
+                    .collect();
+                let brokers_down = (0..scenario.brokers).map(broker_name).filter(|b| !sim.world.broker_up(b)).collect();
+                observer(&Snapshot {
+                    t_ms: t,
+                    events: std::mem::take(&mut sim.events),
+                    owners: per_topic,
+                    moved,
+                    running,
+                    brokers_down,
+                    clients: sim.world.checks.client_of.clone(),
+                    breaches: breaches
+                        .iter()
+                        .map(|(at, q, starter, runner, since, until)| {
+                            format!(
+                                "{}s {}@{}:{}: {} starts a listener call while {}'s call ({}-{}s) still runs",
+                                at / 1000,
+                                q.topic,
+                                q.broker_name,
+                                q.queue_id,
+                                letter(*starter),
+                                letter(*runner),
+                                since / 1000,
+                                until / 1000
+                            )
+                        })
+                        .collect(),
+                });
                 previous = owners.clone();
             }
         }
@@ -138,8 +181,11 @@ impl Sim<'_> {
         self.departures();
         for b in 0..self.scenario.brokers {
             let down = !self.world.broker_up(&broker_name(b));
-            if self.broker_was_down[b] && !down && self.scenario.signal_broker_restarts {
-                self.signal_broker_back(b);
+            if self.broker_was_down[b] && !down {
+                self.events.push(format!("{} is back with an empty lock table", broker_name(b)));
+                if self.scenario.signal_broker_restarts {
+                    self.signal_broker_back(b);
+                }
             }
             self.broker_was_down[b] = down;
         }
