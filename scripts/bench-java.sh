@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # JMH: each native strategy against its Java original (rocketmq-client 5.3.3), same JVM run, at
-# (16 queues, 4 ids), (1,000, 100), (100,000, 1,000); prints the table the README shows.
+# (16 queues, 4 ids), (1,000, 100), (100,000, 1,000); prints the table docs/benchmarks.md shows.
 # Usage: scripts/bench-java.sh [extra JMH options, e.g. -p size=16x4]
 # JMH_RUN overrides the run lengths (default: 1 fork, 3 x 2 s warm-up, 5 x 2 s measured).
 set -euo pipefail

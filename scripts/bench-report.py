@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the strategy benchmark table (README) from criterion's results in target/criterion.
+"""Prints the strategy benchmark table (docs/benchmarks.md) from criterion's results in target/criterion.
 
 Run `cargo bench -p rocketmq-rebalance --bench strategies` first; every figure comes from that one
 run, and the ratios compare benchmarks measured side by side in it.

@@ -1,4 +1,4 @@
-"""Prints the README's simulator table from the JSON summaries of scripts/simulate-all.sh.
+"""Prints the simulator table of docs/engine.md from the JSON summaries of scripts/simulate-all.sh.
 
 usage: python3 scripts/sim-table.py DIR SCENARIO...
 """

@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 
 step() { printf '\n=== %s\n' "$*"; }
 
-step "Style: cargo fmt --check, cargo clippy -D warnings over every crate and target, shellcheck, one version everywhere, file sizes"
+step "Style: cargo fmt --check, cargo clippy -D warnings over every crate and target, shellcheck, one version everywhere, file sizes, links in the docs"
 cargo fmt --all --check
 cargo clippy --locked --workspace --all-targets -- -D warnings
 # The test-only panic probes compile only with their feature: lint them too.
@@ -28,6 +28,7 @@ long=$(git ls-files '*.rs' '*.c' '*.h' '*.hpp' '*.cpp' '*.java' '*.py' '*.sh' '*
   | xargs wc -l | awk '$2 != "total" && $1 > 600')
 [[ -z "$long" ]] || { echo "source files over 600 lines (split them by concern):"; echo "$long"; exit 1; } >&2
 echo "no hand-written source file over 600 lines"
+python3 scripts/check_links.py
 
 step "Rust: unit, conformance-vector, property, engine, simulator and CLI tests"
 # The default members are the pure-Rust crates; the bindings are built and tested below.

@@ -76,28 +76,40 @@ vg=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite,
 "${vg[@]}" "$out/test_engine_safety"
 "${vg[@]}" "$out/test_vectors" "$out/vectors.txt"
 
-echo "-- the README's C and C++ blocks are the example files built below"
+echo "-- the README's C block is examples/c/allocate.c"
 python3 scripts/check_readme_examples.py
 
-echo "-- README C example, built with pkg-config (shared and static)"
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-# shellcheck disable=SC2046
-gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -o "$out/allocate_c" examples/c/allocate.c \
-  $(pkg-config --cflags --libs rocketmq_rebalance) -Wl,-rpath,"$prefix/lib"
-"$out/allocate_c"
-# shellcheck disable=SC2046
-gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -static-libgcc -o "$out/allocate_c_static" examples/c/allocate.c \
-  $(pkg-config --cflags rocketmq_rebalance) "$prefix/lib/librocketmq_rebalance.a" \
-  $(pkg-config --static --libs-only-l rocketmq_rebalance | sed 's/-lrocketmq_rebalance//')
-"$out/allocate_c_static" > /dev/null
-if ldd "$out/allocate_c_static" | grep -c rocketmq_rebalance > /dev/null; then
-  echo "the static example links the shared library" >&2; exit 1
+echo "-- the README's C and C++ quick start, run as written (HOME in a scratch folder, so PREFIX is fresh)"
+# The block builds ./allocate, ./allocate_static and build-example/ in the project root (as a user
+# following the README would): removed afterwards.
+readme_out=(allocate allocate_static build-example)
+trap 'rm -rf "${readme_out[@]}"' EXIT
+rm -rf "${readme_out[@]}"
+block=$(python3 scripts/check_readme_examples.py --print-sh "## Quick start: C and C++")
+scratch_home=$root/$out/readme-home
+rm -rf "$scratch_home" && mkdir -p "$scratch_home"
+# cargo and rustup find their homes through these when HOME moves.
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+rustup_home=${RUSTUP_HOME:-$HOME/.rustup}
+CARGO_HOME=$cargo_home RUSTUP_HOME=$rustup_home HOME=$scratch_home \
+  env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH bash -euo pipefail -c "$block" > "$out/readme-c.log"
+grep -q "CONSISTENT_HASH gives 10.0.0.1@7" "$out/readme-c.log" || { cat "$out/readme-c.log"; echo "the README's C program printed nothing" >&2; exit 1; }
+grep -q "queues move" "$out/readme-c.log" || { cat "$out/readme-c.log"; echo "the README's C++ program did not run" >&2; exit 1; }
+if ldd ./allocate_static | grep -c rocketmq_rebalance > /dev/null; then
+  echo "the static build links the shared library" >&2; exit 1
 fi
+env -u LD_LIBRARY_PATH ./allocate_static > /dev/null
+installed=$scratch_home/.local/rocketmq-rebalance/lib/librocketmq_rebalance.so.$version
+if readelf -S "$installed" | grep -c debug_info > /dev/null; then
+  echo "the installed shared library still carries debug info" >&2; exit 1
+fi
+echo "  ran as written: pkg-config shared (rpath, no LD_LIBRARY_PATH) and static, CMake C++ example"
+rm -rf "${readme_out[@]}"
+trap - EXIT
 
-echo "-- README C++ example, built with CMake find_package (shared and static)"
+echo "-- the C++ example against the static library too (CMake)"
 cmake -S examples/cpp -B "$out/example-cpp" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build "$out/example-cpp" -j2 > /dev/null
-"$out/example-cpp/allocate_example"
 "$out/example-cpp/allocate_example_static" > /dev/null
 
 echo "-- C++ wrapper: GoogleTest"

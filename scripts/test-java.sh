@@ -32,16 +32,23 @@ mvn -B -q verify -Drmq.seed="$seed" -Drmq.panicProbe="$probe"
 summary
 jni_warnings
 jar=target/rocketmq-rebalance-0.1.0.jar
-unzip -l "$jar" | grep -q "native/linux/x86_64/librocketmq_rebalance_jni-0.1.0.so" || { echo "the jar lacks its native library" >&2; exit 1; }
+# (grep -c reads all of unzip's output: grep -q could close the pipe early and fail pipefail.)
+unzip -l "$jar" | grep -c "native/linux/x86_64/librocketmq_rebalance_jni-0.1.0.so" > /dev/null || { echo "the jar lacks its native library" >&2; exit 1; }
 major=$(javap -v -cp "$jar" io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragely | awk '/major version/ {print $3}')
 [[ "$major" == 52 ]] || { echo "bytecode major version $major, expected 52 (Java 8)" >&2; exit 1; }
 unzip -p "$jar" native/linux/x86_64/librocketmq_rebalance_jni-0.1.0.so > target/shipped-jni.so
 if nm -D --defined-only target/shipped-jni.so | grep -c PanicProbe > /dev/null; then
   echo "the jar's library exports the test-only panic probe" >&2; exit 1
 fi
-head -c 2000 target/surefire-reports/TEST-io.github.rocketmqrebalance.PanicCrossingTest.xml | grep -q 'skipped="0"' \
+head -c 2000 target/surefire-reports/TEST-io.github.rocketmqrebalance.PanicCrossingTest.xml | grep -c 'skipped="0"' > /dev/null \
   || { echo "PanicCrossingTest was skipped: the panic probe did not load" >&2; exit 1; }
 echo "  $jar holds the native library (without the panic probe); bytecode is Java 8 (major 52)"
+
+echo "-- the README's Java quick start: mvn install, then examples/java built against the installed coordinates"
+mvn -B -q install -DskipTests
+example=$(mvn -B -q -f ../../examples/java/pom.xml compile exec:java)
+grep -q "CONSISTENT_HASH gives 10.0.0.1@7 \[MessageQueue" <<< "$example" || { echo "$example"; echo "examples/java did not print its allocation" >&2; exit 1; }
+echo "  io.github.rocketmq-rebalance:rocketmq-rebalance:0.1.0 installed; examples/java ran"
 
 echo "-- rocketmq-client 4.9.8: differential, concurrency (seed $seed)"
 rm -rf target/surefire-reports

@@ -8,7 +8,7 @@ BALANCED_STICKY has no Java original to be the reference: the committed answers 
 reference instead. Every binding's tests run them (core, C, Java, Python), so all languages must
 agree, and a change to the algorithm shows up as a failing test rather than as a group whose
 clients of two versions silently disagree. Regenerate only on purpose, with a new algorithm
-version in the README.
+version in docs/balanced-sticky.md.
 """
 import json
 import random
