@@ -3,8 +3,8 @@
 usage: python3 scripts/check_readme_examples.py            (from the repository root) checks that
          the C block is examples/c/allocate.c and every line of the Java block is in
          examples/java/src/main/java/example/AllocateExample.java;
-       python3 scripts/check_readme_examples.py --print-sh HEADING
-         prints the first ```sh block under that heading (the tests run it as written).
+       python3 scripts/check_readme_examples.py --print-block HEADING LANG
+         prints the first ```LANG block under that heading (the tests run it as written).
 """
 import re
 import sys
@@ -25,8 +25,8 @@ def block(heading, lang):
     return found.group(1)
 
 
-if sys.argv[1:2] == ["--print-sh"]:
-    print(block(sys.argv[2], "sh"), end="")
+if sys.argv[1:2] == ["--print-block"]:
+    print(block(sys.argv[2], sys.argv[3]), end="")
     sys.exit(0)
 
 if block("## Quick start: C and C++", "c") != open("examples/c/allocate.c", encoding="utf-8").read():

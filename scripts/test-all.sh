@@ -59,6 +59,29 @@ for f in "$root"/tests/vectors/data/*.jsonl; do
 done
 echo "rocketmq-client 5.5.0 agrees on every committed vector"
 
+step "The README's command line: installed as written, its first allocation prints what the README shows"
+readme_block() { python3 scripts/check_readme_examples.py --print-block "$1" "$2"; }
+CARGO_INSTALL_ROOT=$work/cli bash -euo pipefail -c "$(readme_block "## Build and install the command line" sh)"
+PATH="$work/cli/bin:$PATH" bash -euo pipefail -c "$(readme_block "## A first allocation" sh)" > "$work/first-allocation.txt"
+diff <(readme_block "## A first allocation" text) "$work/first-allocation.txt"
+echo "rmq-rebalance installed by cargo install; its output equals the README's"
+
+step "The README's Rust quick start as a program of its own, depending on the crate by path"
+scratch=$work/readme-rust
+mkdir -p "$scratch/src"
+readme_block "## Quick start: Rust" rust > "$scratch/src/main.rs"
+cat > "$scratch/Cargo.toml" <<TOML
+[package]
+name = "readme-quick-start"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+rocketmq-rebalance = { path = "$root/core" }
+serde_json = "1"
+TOML
+CARGO_TARGET_DIR=$root/target/readme-rust cargo run -q --manifest-path "$scratch/Cargo.toml" | grep "gives c1"
+
 step "CLI batch form on 5,000 cases it has never seen (seed $seed)"
 cargo build --locked --release -p rocketmq-rebalance-cli
 tests/vectors/run.sh random "$seed" 5000 > "$work/random.jsonl"

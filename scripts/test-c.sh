@@ -85,7 +85,7 @@ echo "-- the README's C and C++ quick start, run as written (HOME in a scratch f
 readme_out=(allocate allocate_static build-example)
 trap 'rm -rf "${readme_out[@]}"' EXIT
 rm -rf "${readme_out[@]}"
-block=$(python3 scripts/check_readme_examples.py --print-sh "## Quick start: C and C++")
+block=$(python3 scripts/check_readme_examples.py --print-block "## Quick start: C and C++" sh)
 scratch_home=$root/$out/readme-home
 rm -rf "$scratch_home" && mkdir -p "$scratch_home"
 # cargo and rustup find their homes through these when HOME moves.
