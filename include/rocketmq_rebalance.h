@@ -38,6 +38,17 @@
 #define RMQ_READ_FROM_MEMORY_THEN_STORE 1
 
 /**
+ * An offset that stands for "no string": a resolver that found no room.
+ */
+#define RMQ_NO_STRING UINT32_MAX
+
+/**
+ * `rmq_strategy_allocate_packed` flag: sort the queues and the client ids as RebalanceImpl does
+ * before allocating (positions still index the caller's arrays).
+ */
+#define RMQ_PACKED_SORT 1
+
+/**
  * Header version: compare with `rmq_version()` to detect a header/library mismatch. A unit test
  * keeps these equal to the crate's version.
  */
@@ -765,6 +776,60 @@ rmq_result rmq_id_list_get(const struct rmq_id_list *list, size_t index, const c
  * Sorts the ids in Java's `String.compareTo` order, as every client must before allocating.
  */
 rmq_result rmq_id_list_sort(struct rmq_id_list *list);
+
+/**
+ * One member's share, as positions into the queue arrays, with every string in one table.
+ *
+ * `strings[0..strings_len]` holds NUL-terminated UTF-8 strings; `group`, `current_id`, each
+ * `queue_topics[i]`, `queue_brokers[i]` and `client_ids[j]` are byte offsets of strings in it.
+ * Queue `i` is (`queue_topics[i]`, `queue_brokers[i]`, `queue_ids[i]`); the three arrays have
+ * `queues_len` entries. An offset outside the table or without a NUL after it is
+ * `RMQ_RESULT_OUT_OF_RANGE`.
+ *
+ * `queue_rooms` and `client_rooms` (both NULL, or `queues_len` and `client_ids_len` offsets) make
+ * the call MACHINE_ROOM_NEARBY around `strategy`, with each queue's broker room and each client's
+ * room given as data (`RMQ_NO_STRING` or an empty string: no room, which is Java's
+ * `IllegalArgumentException`). The positions, count and `RMQ_RESULT_BUFFER_TOO_SMALL` behave as
+ * in `rmq_strategy_allocate_positions` (`positions_cap = queues_len` always suffices); CONFIG is
+ * `RMQ_RESULT_NOT_POSITIONAL`. `flags`: 0, or `RMQ_PACKED_SORT` to sort both lists in Java's order
+ * first (as RebalanceImpl does), the positions still indexing the caller's arrays; other bits are
+ * `RMQ_RESULT_OUT_OF_RANGE`.
+ */
+rmq_result rmq_strategy_allocate_packed(const struct rmq_strategy *strategy,
+                                        const char *strings,
+                                        size_t strings_len,
+                                        uint32_t group,
+                                        uint32_t current_id,
+                                        const uint32_t *queue_topics,
+                                        const uint32_t *queue_brokers,
+                                        const int32_t *queue_ids,
+                                        size_t queues_len,
+                                        const uint32_t *client_ids,
+                                        size_t client_ids_len,
+                                        const uint32_t *queue_rooms,
+                                        const uint32_t *client_rooms,
+                                        uint32_t flags,
+                                        size_t *positions,
+                                        size_t positions_cap,
+                                        size_t *out_len);
+
+/**
+ * The share of a strategy that depends only on the list sizes (AVG, AVG_BY_CIRCLE; the core says
+ * which), without passing the lists: `current_index` is the first position of the current id in
+ * the caller's id list, `SIZE_MAX` when absent. The share is every `*step`-th position from
+ * `*start` up to `*end` (excluded); an absent id gets `start == end`. Same checks and errors as
+ * the other calls (an empty current id or list is Java's `IllegalArgumentException`).
+ * `RMQ_RESULT_NOT_POSITIONAL` for a strategy that needs the lists themselves: ask once and
+ * remember. The fastest call, for bindings whose calls are expensive.
+ */
+rmq_result rmq_strategy_allocate_by_counts(const struct rmq_strategy *strategy,
+                                           bool current_empty,
+                                           size_t queues_len,
+                                           size_t client_ids_len,
+                                           size_t current_index,
+                                           size_t *start,
+                                           size_t *end,
+                                           size_t *step);
 
 /**
  * Makes an empty list; `*out` receives it (free with `rmq_queue_list_free`).

@@ -21,5 +21,7 @@ for part in MAJOR:"$major" MINOR:"$minor" PATCH:"$patch"; do
   grep -qx "#define RMQ_VERSION_${part%%:*} ${part#*:}" "$header" || fail "$header RMQ_VERSION_${part%%:*} is not ${part#*:}"
 done
 grep -q "rocketmq-rebalance-$version.jar" scripts/test-java.sh || fail "scripts/test-java.sh expects another jar version"
-[[ $bad == 0 ]] && echo "versions agree: $version (Cargo, every crate, Python, Maven, C header, jar)"
+grep -qx "const Version = \"$version\"" bindings/go/version.go || fail "bindings/go/version.go says another version"
+grep -q "<version>$version</version>" examples/java/pom.xml || fail "examples/java/pom.xml depends on another version of the jar"
+[[ $bad == 0 ]] && echo "versions agree: $version (Cargo, every crate, Python, Maven, C header, jar, Go, examples)"
 exit $bad

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test in every language. This is the README's test command, and .ci/run
-# calls exactly this. Needs: cargo (rustup), a JDK 17 + Maven (Maven Central), python3, gcc/g++,
-# cmake, GoogleTest, valgrind and pkg-config (all on the machine image; cbindgen is installed here).
+# calls exactly this. Needs: cargo (rustup), Go 1.24+ (the Go module proxy), a JDK 17 + Maven
+# (Maven Central), python3, gcc/g++, cmake, GoogleTest, valgrind and pkg-config (the linter,
+# cbindgen and the Python test packages are installed here).
 # Randomised checks print their seed; rerun one with RMQ_SEED=<seed> scripts/test-all.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +37,16 @@ cargo test --locked
 
 step "C ABI: header check, C11 tests (plain, ASan+UBSan, valgrind), C++ wrapper (GoogleTest), pkg-config and CMake examples"
 scripts/test-c.sh
+
+step "Go: bindings/go over the C ABI: gofmt, go vet, go test -race (vectors, goroutines, errors, the WithStrategy adapter)"
+scripts/build-go.sh
+(
+  cd bindings/go
+  unformatted=$(gofmt -l .)
+  [[ -z "$unformatted" ]] || { echo "gofmt would change: $unformatted" >&2; exit 1; }
+  go vet ./...
+  RMQ_SEED=$seed go test -race -count=1 ./... 2>&1 | grep -v 'level=warning msg="rmqrebalance'
+)
 
 step "Java: the JNI jar against rocketmq-client 5.3.3 (with a real NameServer + Broker) and 4.9.8, -Xcheck:jni"
 RMQ_SEED=$seed scripts/test-java.sh

@@ -28,6 +28,7 @@ mod group;
 mod host;
 mod id_list;
 mod last_error;
+mod packed;
 mod panic;
 #[cfg(feature = "panic-probe")]
 mod panic_probe;
@@ -43,6 +44,7 @@ pub use engine::*;
 pub use group::*;
 pub use host::*;
 pub use id_list::*;
+pub use packed::*;
 #[cfg(feature = "panic-probe")]
 pub use panic_probe::*;
 pub use queue_list::*;

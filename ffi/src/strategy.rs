@@ -28,7 +28,7 @@ pub struct rmq_strategy {
     name: CString,
     /// AVG and AVG_BY_CIRCLE need only the list sizes and the current id's index, so the client
     /// ids are compared in place instead of being copied into Rust strings.
-    by_counts: Option<CountStrategy>,
+    pub(crate) by_counts: Option<CountStrategy>,
 }
 
 /// Writes a new strategy into `*out` once everything else has succeeded.
@@ -371,6 +371,34 @@ pub unsafe extern "C" fn rmq_strategy_allocate_positions_ids(
     unsafe { allocate_into(strategy, group, current_id, queues, Ids::List(ids), positions, positions_cap, out_len) }
 }
 
+/// Writes an allocation's positions (through `map`) into the caller's array, or the count needed
+/// with `RMQ_RESULT_BUFFER_TOO_SMALL`; CONFIG's own list is `RMQ_RESULT_NOT_POSITIONAL`.
+///
+/// Safety: `positions` holds `positions_cap` entries (or is NULL with 0), `out_len` is a checked,
+/// writable out-parameter.
+pub(crate) unsafe fn write_positions(
+    allocation: &Allocation,
+    map: impl Fn(usize) -> usize,
+    positions: *mut usize,
+    positions_cap: usize,
+    out_len: *mut usize,
+) -> Result<(), rmq_result> {
+    let iter = allocation.positions().ok_or(rmq_result::NotPositional)?;
+    let needed = allocation.len();
+    if needed > positions_cap {
+        // SAFETY: the caller's out-parameter.
+        unsafe { write_out(out_len, needed) };
+        return Err(rmq_result::BufferTooSmall);
+    }
+    for (i, p) in iter.enumerate() {
+        // SAFETY: `positions` holds `positions_cap >= needed` entries.
+        unsafe { positions.add(i).write(map(p)) };
+    }
+    // SAFETY: the caller's out-parameter.
+    unsafe { write_out(out_len, needed) };
+    Ok(())
+}
+
 #[allow(clippy::too_many_arguments)]
 unsafe fn allocate_into(
     strategy: *const rmq_strategy,
@@ -388,21 +416,6 @@ unsafe fn allocate_into(
             return Err(rmq_result::LengthMismatch);
         }
         // SAFETY: the caller's arguments; `positions` holds `positions_cap` entries.
-        unsafe {
-            run(strategy, group, current_id, queues, ids, |result, _| {
-                let allocation = result?;
-                let iter = allocation.positions().ok_or(rmq_result::NotPositional)?;
-                let needed = allocation.len();
-                if needed > positions_cap {
-                    write_out(out_len, needed);
-                    return Err(rmq_result::BufferTooSmall);
-                }
-                for (i, p) in iter.enumerate() {
-                    positions.add(i).write(p);
-                }
-                write_out(out_len, needed);
-                Ok(())
-            })
-        }
+        unsafe { run(strategy, group, current_id, queues, ids, |result, _| write_positions(&result?, |p| p, positions, positions_cap, out_len)) }
     })
 }

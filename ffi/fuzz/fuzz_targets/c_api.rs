@@ -25,6 +25,9 @@ mod id_list;
 #[path = "../../src/last_error.rs"]
 mod last_error;
 #[allow(dead_code)]
+#[path = "../../src/packed.rs"]
+mod packed;
+#[allow(dead_code)]
 #[path = "../../src/panic.rs"]
 mod panic;
 #[allow(dead_code)]
@@ -60,6 +63,7 @@ use libfuzzer_sys::fuzz_target;
 use queue_list::*;
 use report::*;
 use result::*;
+use packed::*;
 use result_text::*;
 use strategy::*;
 
@@ -76,6 +80,9 @@ enum Op {
     Compare { a: Vec<u8>, b: Vec<u8> },
     Message { code: u32, cap: u8 },
     Rebalance { config: Vec<u8>, ids: Vec<Vec<u8>>, answers: Vec<u8>, rounds: u8 },
+    /// The one-call form: arbitrary tables, offsets (valid or not), rooms and flags.
+    Packed { strings: Vec<u8>, group: u32, current: u32, queues: Vec<(u32, u32, i32)>, clients: Vec<u32>, rooms: Option<(Vec<u32>, Vec<u32>)>, flags: u32, cap: u8 },
+    ByCounts { current_empty: bool, queues: usize, ids: usize, index: usize },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -241,6 +248,43 @@ fn run(op: &Op, strategy: &mut *mut rmq_strategy, list: *mut rmq_queue_list) {
             Op::SortIds { ids: raw } => {
                 let mut i = ids(raw);
                 rmq_sort_client_ids(i.ptrs.as_mut_ptr(), i.ptrs.len());
+            }
+            Op::Packed { strings, group, current, queues, clients, rooms, flags, cap } => {
+                let topics: Vec<u32> = queues.iter().map(|q| q.0).collect();
+                let brokers: Vec<u32> = queues.iter().map(|q| q.1).collect();
+                let qids: Vec<i32> = queues.iter().map(|q| q.2).collect();
+                // Room arrays must match the lists' lengths (the header's contract): pad or cut.
+                let fit = |mut v: Vec<u32>, n: usize| {
+                    v.resize(n, packed::RMQ_NO_STRING);
+                    v
+                };
+                let rooms = rooms.clone().map(|(q, c)| (fit(q, queues.len()), fit(c, clients.len())));
+                let (qr, cr) = rooms.as_ref().map_or((ptr::null(), ptr::null()), |(q, c)| (q.as_ptr(), c.as_ptr()));
+                let mut positions = vec![0usize; *cap as usize];
+                let mut len = 0;
+                rmq_strategy_allocate_packed(
+                    *strategy,
+                    strings.as_ptr().cast(),
+                    strings.len(),
+                    *group,
+                    *current,
+                    topics.as_ptr(),
+                    brokers.as_ptr(),
+                    qids.as_ptr(),
+                    queues.len(),
+                    clients.as_ptr(),
+                    clients.len(),
+                    qr,
+                    cr,
+                    *flags,
+                    positions.as_mut_ptr(),
+                    positions.len(),
+                    &mut len,
+                );
+            }
+            Op::ByCounts { current_empty, queues, ids, index } => {
+                let (mut start, mut end, mut step) = (0, 0, 0);
+                rmq_strategy_allocate_by_counts(*strategy, *current_empty, *queues, *ids, *index, &mut start, &mut end, &mut step);
             }
             Op::Compare { a, b } => {
                 let mut out = 0;

@@ -92,6 +92,47 @@ static void test_last_error(void) {
     CHECK(strcmp(last_message(), "consumeridcs is null") == 0);
 }
 
+/* One call with every string in a table: the same answer as the list form, sorted on request,
+ * rooms as data, and every malformed table refused. */
+static void test_packed(void) {
+    /* offsets: g 0, c1 2, T 5, b 7, c2 9, hz 12, sh 15, bad\xff 18 */
+    static const char table[] = "g\0c1\0T\0b\0c2\0hz\0sh\0bad\xff\0";
+    const uint32_t topics[] = {5, 5, 5, 5}, brokers[] = {7, 7, 7, 7}, clients[] = {9, 2};
+    const int32_t ids[] = {3, 2, 1, 0};
+    size_t positions[4], n = 0;
+    rmq_strategy *s = NULL;
+    CHECK_OK(rmq_strategy_averagely_new(&s));
+    /* As given: c2, c1; AVG gives index 1 (c1) the second half of [3, 2, 1, 0]: positions 2, 3. */
+    CHECK_OK(rmq_strategy_allocate_packed(s, table, sizeof table, 0, 2, topics, brokers, ids, 4, clients, 2, NULL, NULL, 0, positions, 4, &n));
+    CHECK(n == 2 && positions[0] == 2 && positions[1] == 3);
+    /* Sorted first (queues 0..3, ids c1, c2): c1 is index 0 and gets queue ids 0, 1, which are
+     * the caller's positions 3 and 2, in Java's order. */
+    CHECK_OK(rmq_strategy_allocate_packed(s, table, sizeof table, 0, 2, topics, brokers, ids, 4, clients, 2, NULL, NULL, RMQ_PACKED_SORT, positions, 4, &n));
+    CHECK(n == 2 && positions[0] == 3 && positions[1] == 2);
+    /* Rooms as data: queues in hz, c2 in hz, c1 in sh: hz's queues go to c2, c1 gets none. */
+    const uint32_t queue_rooms[] = {12, 12, 12, 12}, client_rooms[] = {12, 15};
+    CHECK_OK(rmq_strategy_allocate_packed(s, table, sizeof table, 0, 2, topics, brokers, ids, 4, clients, 2, queue_rooms, client_rooms, 0, positions, 4, &n));
+    CHECK(n == 0);
+    const uint32_t no_room[] = {RMQ_NO_STRING, 12, 12, 12};
+    CHECK_RC(rmq_strategy_allocate_packed(s, table, sizeof table, 0, 2, topics, brokers, ids, 4, clients, 2, no_room, client_rooms, 0, positions, 4, &n),
+             RMQ_RESULT_NO_MACHINE_ROOM_FOR_QUEUE);
+    CHECK_RC(rmq_strategy_allocate_packed(s, table, sizeof table, 0, 2, topics, brokers, ids, 4, clients, 2, queue_rooms, NULL, 0, positions, 4, &n),
+             RMQ_RESULT_NULL_PARAMETER);
+    /* Malformed: an offset past the table, a string without its NUL, invalid UTF-8, bad flags. */
+    CHECK_RC(rmq_strategy_allocate_packed(s, table, sizeof table, 999, 2, topics, brokers, ids, 4, clients, 2, NULL, NULL, 0, positions, 4, &n),
+             RMQ_RESULT_OUT_OF_RANGE);
+    CHECK_RC(rmq_strategy_allocate_packed(s, table, 3, 0, 2, topics, brokers, ids, 4, clients, 2, NULL, NULL, 0, positions, 4, &n), RMQ_RESULT_OUT_OF_RANGE);
+    const uint32_t bad_client[] = {18};
+    CHECK_RC(rmq_strategy_allocate_packed(s, table, sizeof table, 0, 2, topics, brokers, ids, 4, bad_client, 1, NULL, NULL, 0, positions, 4, &n),
+             RMQ_RESULT_INVALID_UTF8);
+    CHECK_RC(rmq_strategy_allocate_packed(s, table, sizeof table, 0, 2, topics, brokers, ids, 4, clients, 2, NULL, NULL, 2, positions, 4, &n), RMQ_RESULT_OUT_OF_RANGE);
+    CHECK_RC(rmq_strategy_allocate_packed(s, table, sizeof table, 0, 2, topics, brokers, ids, 4, clients, 2, NULL, NULL, 0, positions, 1, &n), RMQ_RESULT_BUFFER_TOO_SMALL);
+    CHECK(n == 2);
+    CHECK_RC(rmq_strategy_allocate_packed(s, table, sizeof table, 0, 2, NULL, brokers, ids, 4, clients, 2, NULL, NULL, 0, positions, 4, &n), RMQ_RESULT_LENGTH_MISMATCH);
+    CHECK_RC(rmq_strategy_allocate_packed(s, table, sizeof table, 0, 2, topics, brokers, ids, 0, clients, 2, NULL, NULL, 0, positions, 4, &n), RMQ_RESULT_EMPTY_QUEUE_LIST);
+    rmq_strategy_free(s);
+}
+
 static void test_queue_list_errors(void) {
     rmq_queue_list *list = NULL;
     CHECK_RC(rmq_queue_list_new(NULL), RMQ_RESULT_NULL_PARAMETER);
@@ -482,6 +523,7 @@ int main(void) {
     test_version();
     test_messages();
     test_last_error();
+    test_packed();
     test_queue_list_errors();
     test_java_order();
     test_strategy_errors();
