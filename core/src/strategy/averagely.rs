@@ -130,4 +130,20 @@ mod by_counts {
             }
         }
     }
+
+    /// Sizes beyond Java's int are refused, and at the limit the arithmetic stays exact (the
+    /// last member's block ends at the last queue). Found by the C API fuzzer, which passed sizes
+    /// no list has and overflowed the block arithmetic.
+    #[test]
+    fn sizes_beyond_java_int_are_refused() {
+        use crate::strategy::allocation_by_counts;
+        let max = i32::MAX as usize;
+        for kind in [CountStrategy::Averagely, CountStrategy::Circle] {
+            assert!(matches!(allocation_by_counts(kind, false, usize::MAX, 3, Some(1)), Err(Error::TooLarge(_))));
+            assert!(matches!(allocation_by_counts(kind, false, 3, max + 1, Some(1)), Err(Error::TooLarge(_))));
+        }
+        let last = allocation_by_counts(CountStrategy::Averagely, false, max, 7, Some(6)).unwrap();
+        // max = 7 * 306783378 + 1: the first member takes one more, the last ends at max.
+        assert_eq!(last, crate::strategy::Allocation::Stride { start: max - 306_783_378, end: max, step: 1 });
+    }
 }

@@ -184,8 +184,16 @@ pub(crate) fn check(current_id: &str, mq_all: &[MessageQueue], cid_all: &[String
     Ok(cid_all.iter().position(|c| c == current_id))
 }
 
-/// The emptiness checks of [`check`], on sizes alone.
+/// The largest list a Java client can pass (`List.size()` is an `int`).
+const JAVA_MAX_LIST: usize = i32::MAX as usize;
+
+/// The emptiness checks of [`check`], on sizes alone, and Java's size limit: callers that pass
+/// sizes without lists (the bindings' count path) could otherwise claim sizes no list has, and the
+/// block arithmetic is exact only within Java's `int` range (found by the C API fuzzer).
 fn check_sizes(current_empty: bool, queues: usize, ids: usize) -> Result<()> {
+    if queues > JAVA_MAX_LIST || ids > JAVA_MAX_LIST {
+        return Err(Error::TooLarge(format!("{queues} queues and {ids} client ids: lists hold at most {JAVA_MAX_LIST} (Java's int)")));
+    }
     if current_empty {
         return Err(Error::EmptyCurrentId);
     }
