@@ -122,6 +122,6 @@ for scenario in $(target/release/rmq-rebalance simulate --list); do
   echo "-- $scenario, seeds $first..$((first + 200))"
   target/release/rmq-rebalance simulate --scenario "$scenario" --seeds "$first..$((first + 200))" | grep -E "summary|violations|observed|seed"
 done
-echo "(the 10,000-seed figures in the README come from scripts/simulate-all.sh)"
+echo "(the 10,000-seed figures in docs/engine.md come from scripts/simulate-all.sh)"
 
 step "All test suites passed (seed $seed)"
