@@ -129,6 +129,23 @@ pub unsafe extern "C" fn rmq_strategy_allocate_packed(
             mq_all.push(MessageQueue::new(table.get(topics[i])?, table.get(brokers[i])?, ids[i]));
         }
         let mut cid_all = clients.iter().map(|&c| table.get(c).map(|s| s.to_string())).collect::<Result<Vec<_>, _>>()?;
+        // Rooms as data, read while both lists are still in the caller's order (the room arrays').
+        let rooms = match (queue_rooms.is_null(), client_rooms.is_null()) {
+            (true, true) => None,
+            (false, false) => {
+                // SAFETY: as above: one room offset per queue and per client id.
+                let (q_rooms, c_rooms) = unsafe { (slice_arg(queue_rooms, queues_len)?, slice_arg(client_rooms, client_ids_len)?) };
+                let mut rooms = RoomTable { queues: HashMap::with_capacity(queues_len), clients: HashMap::with_capacity(client_ids_len) };
+                for (q, &room) in mq_all.iter().zip(q_rooms) {
+                    rooms.queues.insert(q.clone(), table.room(room)?);
+                }
+                for (c, &room) in cid_all.iter().zip(c_rooms) {
+                    rooms.clients.insert(c.clone(), table.room(room)?);
+                }
+                Some(rooms)
+            }
+            _ => return Err(rmq_result::NullParameter),
+        };
         // Sorted: the allocation's positions index `mq_all` as sorted; `order` maps them back.
         let mut order: Vec<usize> = (0..queues_len).collect();
         if flags & RMQ_PACKED_SORT != 0 {
@@ -136,25 +153,10 @@ pub unsafe extern "C" fn rmq_strategy_allocate_packed(
             mq_all = order.iter().map(|&i| mq_all[i].clone()).collect();
             java_order::sort_client_ids(&mut cid_all);
         }
-        let nearby;
-        let chosen: &dyn Strategy = match (queue_rooms.is_null(), client_rooms.is_null()) {
-            (true, true) => strategy.inner.as_ref(),
-            (false, false) => {
-                // SAFETY: as above: one room offset per queue and per client id.
-                let (q_rooms, c_rooms) = unsafe { (slice_arg(queue_rooms, queues_len)?, slice_arg(client_rooms, client_ids_len)?) };
-                let mut rooms = RoomTable { queues: HashMap::with_capacity(queues_len), clients: HashMap::with_capacity(client_ids_len) };
-                // By identity, so the caller's order of the room arrays holds whatever was sorted.
-                for (i, &room) in q_rooms.iter().enumerate() {
-                    let q = MessageQueue::new(table.get(topics[i])?, table.get(brokers[i])?, ids[i]);
-                    rooms.queues.insert(q, table.room(room)?);
-                }
-                for (&c, &room) in clients.iter().zip(c_rooms) {
-                    rooms.clients.insert(table.get(c)?.to_string(), table.room(room)?);
-                }
-                nearby = MachineRoomNearby::new(strategy.inner.clone(), Arc::new(rooms));
-                &nearby
-            }
-            _ => return Err(rmq_result::NullParameter),
+        let nearby = rooms.map(|rooms| MachineRoomNearby::new(strategy.inner.clone(), Arc::new(rooms)));
+        let chosen: &dyn Strategy = match &nearby {
+            Some(nearby) => nearby,
+            None => strategy.inner.as_ref(),
         };
         let allocation = chosen.allocate_positions(&group, &current, &mq_all, &cid_all)?;
         // SAFETY: the caller's array of `positions_cap` entries.
