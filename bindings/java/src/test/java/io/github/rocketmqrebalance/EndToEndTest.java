@@ -3,25 +3,20 @@ package io.github.rocketmqrebalance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
-import org.apache.rocketmq.broker.BrokerController;
+import io.github.rocketmqrebalance.cluster.LocalCluster;
+
 import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
@@ -32,26 +27,17 @@ import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAverage
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueConsistentHash;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendStatus;
-import org.apache.rocketmq.common.BrokerConfig;
-import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
-import org.apache.rocketmq.common.constant.PermName;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
-import org.apache.rocketmq.common.namesrv.NamesrvConfig;
-import org.apache.rocketmq.namesrv.NamesrvController;
-import org.apache.rocketmq.remoting.netty.NettyClientConfig;
-import org.apache.rocketmq.remoting.netty.NettyServerConfig;
-import org.apache.rocketmq.store.config.MessageStoreConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A real NameServer and Broker (rocketmq-namesrv / rocketmq-broker, in this JVM, on loopback ports
- * picked at run time, with a temporary store), a topic with 8 queues, and DefaultMQPushConsumers
+ * A real NameServer and Broker ({@link LocalCluster}, in this JVM), a topic with 8 queues, and DefaultMQPushConsumers
  * of one group using the native strategies: 3 consumers, a 4th joins, one shuts down. Every
  * message must be consumed, and once the group settles every queue must be held by exactly one
  * consumer, as the Java original computes.
@@ -65,60 +51,20 @@ class EndToEndTest {
 
     static final int QUEUES = 8;
     static final long SETTLE_MS = 120_000;
-    static File home;
-    static NamesrvController namesrv;
-    static BrokerController broker;
+    static LocalCluster cluster;
     static String namesrvAddr;
 
     @BeforeAll
     static void startCluster() throws Exception {
-        home = Files.createTempDirectory("rmq-e2e").toFile();
-        System.setProperty("rocketmq.client.logRoot", new File(home, "logs").getPath());
-        System.setProperty("rocketmq.home.dir", home.getPath());
-        Random random = new Random();
-        int namesrvPort = freePort(random, 0);
-        NettyServerConfig namesrvNetty = new NettyServerConfig();
-        namesrvNetty.setListenPort(namesrvPort);
-        namesrvNetty.setBindAddress("127.0.0.1");
-        namesrv = new NamesrvController(new NamesrvConfig(), namesrvNetty);
-        assertTrue(namesrv.initialize(), "namesrv initialize");
-        namesrv.start();
-        namesrvAddr = "127.0.0.1:" + namesrvPort;
-
-        // The broker also listens on port - 2 (VIP channel) and on the HA port.
-        int brokerPort = freePort(random, 2);
-        BrokerConfig brokerConfig = new BrokerConfig();
-        brokerConfig.setBrokerName("broker-a");
-        brokerConfig.setBrokerClusterName("e2e");
-        brokerConfig.setBrokerIP1("127.0.0.1");
-        brokerConfig.setNamesrvAddr(namesrvAddr);
-        brokerConfig.setRocketmqHome(home.getPath());
-        NettyServerConfig brokerNetty = new NettyServerConfig();
-        brokerNetty.setListenPort(brokerPort);
-        brokerNetty.setBindAddress("127.0.0.1");
-        MessageStoreConfig store = new MessageStoreConfig();
-        store.setStorePathRootDir(new File(home, "store").getPath());
-        store.setStorePathCommitLog(new File(home, "store/commitlog").getPath());
-        store.setMappedFileSizeCommitLog(8 * 1024 * 1024);
-        store.setMappedFileSizeConsumeQueue(20 * 20_000);
-        store.setMaxHashSlotNum(1000);
-        store.setMaxIndexNum(4000);
-        store.setHaListenPort(freePort(random, 0));
-        store.setDiskMaxUsedSpaceRatio(99);
-        broker = new BrokerController(brokerConfig, brokerNetty, new NettyClientConfig(), store);
-        assertTrue(broker.initialize(), "broker initialize");
-        broker.start();
+        cluster = LocalCluster.start();
+        namesrvAddr = cluster.namesrvAddr();
     }
 
     @AfterAll
-    static void stopCluster() throws IOException {
-        if (broker != null) {
-            broker.shutdown();
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
         }
-        if (namesrv != null) {
-            namesrv.shutdown();
-        }
-        deleteTree(home);
     }
 
     @Test
@@ -133,9 +79,7 @@ class EndToEndTest {
 
     private void run(String topic, boolean orderly, Supplier<AllocateMessageQueueStrategy> strategy, AllocateMessageQueueStrategy original)
         throws Exception {
-        TopicConfig config = new TopicConfig(topic, QUEUES, QUEUES, PermName.PERM_READ | PermName.PERM_WRITE);
-        broker.getTopicConfigManager().updateTopicConfig(config);
-        broker.registerBrokerAll(true, false, true);
+        cluster.createTopic(topic, QUEUES);
         String group = "GID_" + topic;
         Set<String> consumed = ConcurrentHashMap.newKeySet();
         Map<Integer, String> inListener = new ConcurrentHashMap<>();
@@ -245,7 +189,7 @@ class EndToEndTest {
     private static String mismatch(Map<String, DefaultMQPushConsumer> consumers, String topic, AllocateMessageQueueStrategy original) {
         List<MessageQueue> all = new ArrayList<>();
         for (int i = 0; i < QUEUES; i++) {
-            all.add(new MessageQueue(topic, "broker-a", i));
+            all.add(new MessageQueue(topic, LocalCluster.BROKER_NAME, i));
         }
         Collections.sort(all);
         List<String> ids = new ArrayList<>();
@@ -274,37 +218,5 @@ class EndToEndTest {
             }
         }
         return null;
-    }
-
-    /** A loopback port that is free, and so is port - below (the broker's VIP channel). */
-    private static int freePort(Random random, int below) throws IOException {
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int port = 20_000 + random.nextInt(40_000);
-            if (free(port) && (below == 0 || free(port - below))) {
-                return port;
-            }
-        }
-        throw new IOException("no free loopback port found");
-    }
-
-    private static boolean free(int port) {
-        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static void deleteTree(File f) {
-        if (f == null) {
-            return;
-        }
-        File[] children = f.listFiles();
-        if (children != null) {
-            for (File c : children) {
-                deleteTree(c);
-            }
-        }
-        f.delete();
     }
 }

@@ -1,0 +1,133 @@
+package io.github.rocketmqrebalance.cluster;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+import io.github.rocketmqrebalance.NativeAllocateMessageQueueConsistentHash;
+
+import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueConsistentHash;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
+
+/**
+ * One Java push consumer as its own process, for the mixed-language group test:
+ * {@code JavaConsumerMain <namesrv> <group> <topic> native|original <name> <state-dir>}.
+ * {@code native} is this project's {@link NativeAllocateMessageQueueConsistentHash}, {@code original}
+ * the client's own {@link AllocateMessageQueueConsistentHash} (both 10 virtual nodes). Every
+ * allocation is written to {@code <name>.held.json} ({@link HoldingsFile}); every consumed body is
+ * appended to {@code <name>.consumed}. SIGTERM shuts the consumer down (the group sees it leave).
+ */
+public final class JavaConsumerMain {
+    private JavaConsumerMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 6) {
+            System.err.println("usage: JavaConsumerMain <namesrv> <group> <topic> native|original <name> <state-dir>");
+            System.exit(2);
+        }
+        String topic = args[2];
+        String kind = args[3];
+        String name = args[4];
+        Path dir = Paths.get(args[5]);
+        AllocateMessageQueueStrategy inner;
+        if (kind.equals("native")) {
+            inner = new NativeAllocateMessageQueueConsistentHash(10);
+        } else if (kind.equals("original")) {
+            inner = new AllocateMessageQueueConsistentHash(10);
+        } else {
+            throw new IllegalArgumentException("strategy must be native or original, not " + kind);
+        }
+        HoldingsFile holdings = new HoldingsFile(dir, name, kind);
+        BufferedWriter consumed = Files.newBufferedWriter(dir.resolve(name + ".consumed"), StandardCharsets.UTF_8,
+            StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(args[1]);
+        consumer.setNamesrvAddr(args[0]);
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        consumer.setAllocateMessageQueueStrategy(new Recording(inner, topic, holdings));
+        consumer.subscribe(topic, "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
+            synchronized (consumed) {
+                try {
+                    for (MessageExt m : msgs) {
+                        consumed.write(new String(m.getBody(), StandardCharsets.UTF_8));
+                        consumed.newLine();
+                    }
+                    consumed.flush();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            consumer.shutdown();
+            try {
+                String id = consumer.getDefaultMQPushConsumerImpl().getmQClientFactory().getClientId();
+                holdings.write(id, Collections.<String>emptyList(), Collections.<Integer>emptyList(), true);
+                synchronized (consumed) {
+                    consumed.close();
+                }
+            } catch (IOException e) {
+                e.printStackTrace();
+            }
+            stopped.countDown();
+        }, "consumer-shutdown"));
+        consumer.start();
+        System.out.println(name + " started: " + consumer.getDefaultMQPushConsumerImpl().getmQClientFactory().getClientId());
+        stopped.await();
+    }
+
+    /** Delegates to the strategy under test and writes down what it answered for the topic. */
+    static final class Recording implements AllocateMessageQueueStrategy {
+        private final AllocateMessageQueueStrategy inner;
+        private final String topic;
+        private final HoldingsFile holdings;
+
+        Recording(AllocateMessageQueueStrategy inner, String topic, HoldingsFile holdings) {
+            this.inner = inner;
+            this.topic = topic;
+            this.holdings = holdings;
+        }
+
+        @Override
+        public List<MessageQueue> allocate(String group, String currentCID, List<MessageQueue> mqAll, List<String> cidAll) {
+            List<MessageQueue> mine = inner.allocate(group, currentCID, mqAll, cidAll);
+            if (!mqAll.isEmpty() && mqAll.get(0).getTopic().equals(topic)) {
+                List<Integer> ids = new ArrayList<>();
+                for (MessageQueue q : mine) {
+                    ids.add(q.getQueueId());
+                }
+                Collections.sort(ids);
+                try {
+                    holdings.write(currentCID, new ArrayList<>(cidAll), ids, false);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            return mine;
+        }
+
+        @Override
+        public String getName() {
+            return inner.getName();
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package io.github.rocketmqrebalance.cluster;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.util.Random;
+
+import org.apache.rocketmq.broker.BrokerController;
+import org.apache.rocketmq.common.BrokerConfig;
+import org.apache.rocketmq.common.TopicConfig;
+import org.apache.rocketmq.common.constant.PermName;
+import org.apache.rocketmq.common.namesrv.NamesrvConfig;
+import org.apache.rocketmq.namesrv.NamesrvController;
+import org.apache.rocketmq.remoting.netty.NettyClientConfig;
+import org.apache.rocketmq.remoting.netty.NettyServerConfig;
+import org.apache.rocketmq.store.config.MessageStoreConfig;
+
+/**
+ * A real NameServer and one Broker (rocketmq-namesrv / rocketmq-broker) in the calling JVM, bound
+ * to loopback on ports picked at run time, storing into a fresh temporary directory. Used by the
+ * in-JVM end-to-end test and, as its own process, by {@link ClusterMain} for the scripts whose
+ * consumers are other processes (and other languages).
+ */
+public final class LocalCluster implements AutoCloseable {
+    public static final String BROKER_NAME = "broker-a";
+
+    private final File home;
+    private final NamesrvController namesrv;
+    private final BrokerController broker;
+    private final String namesrvAddr;
+
+    private LocalCluster(File home, NamesrvController namesrv, BrokerController broker, String namesrvAddr) {
+        this.home = home;
+        this.namesrv = namesrv;
+        this.broker = broker;
+        this.namesrvAddr = namesrvAddr;
+    }
+
+    /** Starts both servers; the client log root and rocketmq.home point into the temporary directory. */
+    public static LocalCluster start() throws Exception {
+        File home = Files.createTempDirectory("rmq-cluster").toFile();
+        System.setProperty("rocketmq.client.logRoot", new File(home, "logs").getPath());
+        System.setProperty("rocketmq.home.dir", home.getPath());
+        Random random = new Random();
+        int namesrvPort = freePort(random, 0);
+        NettyServerConfig namesrvNetty = new NettyServerConfig();
+        namesrvNetty.setListenPort(namesrvPort);
+        namesrvNetty.setBindAddress("127.0.0.1");
+        NamesrvController namesrv = new NamesrvController(new NamesrvConfig(), namesrvNetty);
+        if (!namesrv.initialize()) {
+            throw new IllegalStateException("the NameServer did not initialize");
+        }
+        namesrv.start();
+        String namesrvAddr = "127.0.0.1:" + namesrvPort;
+
+        // The broker also listens on port - 2 (the VIP channel) and on the HA port.
+        int brokerPort = freePort(random, 2);
+        BrokerConfig brokerConfig = new BrokerConfig();
+        brokerConfig.setBrokerName(BROKER_NAME);
+        brokerConfig.setBrokerClusterName("local");
+        brokerConfig.setBrokerIP1("127.0.0.1");
+        brokerConfig.setNamesrvAddr(namesrvAddr);
+        brokerConfig.setRocketmqHome(home.getPath());
+        NettyServerConfig brokerNetty = new NettyServerConfig();
+        brokerNetty.setListenPort(brokerPort);
+        brokerNetty.setBindAddress("127.0.0.1");
+        MessageStoreConfig store = new MessageStoreConfig();
+        store.setStorePathRootDir(new File(home, "store").getPath());
+        store.setStorePathCommitLog(new File(home, "store/commitlog").getPath());
+        // Small files: the defaults (1 GiB commit log) would be preallocated on every run.
+        store.setMappedFileSizeCommitLog(8 * 1024 * 1024);
+        store.setMappedFileSizeConsumeQueue(20 * 20_000);
+        store.setMaxHashSlotNum(1000);
+        store.setMaxIndexNum(4000);
+        store.setHaListenPort(freePort(random, 0));
+        store.setDiskMaxUsedSpaceRatio(99);
+        BrokerController broker = new BrokerController(brokerConfig, brokerNetty, new NettyClientConfig(), store);
+        if (!broker.initialize()) {
+            namesrv.shutdown();
+            throw new IllegalStateException("the Broker did not initialize");
+        }
+        broker.start();
+        return new LocalCluster(home, namesrv, broker, namesrvAddr);
+    }
+
+    public String namesrvAddr() {
+        return namesrvAddr;
+    }
+
+    public BrokerController broker() {
+        return broker;
+    }
+
+    /** Creates (or resizes) a readable, writable topic and registers the route with the NameServer at once. */
+    public void createTopic(String topic, int queues) {
+        TopicConfig config = new TopicConfig(topic, queues, queues, PermName.PERM_READ | PermName.PERM_WRITE);
+        broker.getTopicConfigManager().updateTopicConfig(config);
+        broker.registerBrokerAll(true, false, true);
+    }
+
+    @Override
+    public void close() {
+        broker.shutdown();
+        namesrv.shutdown();
+        deleteTree(home);
+    }
+
+    /** A loopback port that is free, and so is port - below (the broker's VIP channel). */
+    static int freePort(Random random, int below) throws IOException {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = 20_000 + random.nextInt(40_000);
+            if (free(port) && (below == 0 || free(port - below))) {
+                return port;
+            }
+        }
+        throw new IOException("no free loopback port found");
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void deleteTree(File f) {
+        File[] children = f.listFiles();
+        if (children != null) {
+            for (File c : children) {
+                deleteTree(c);
+            }
+        }
+        f.delete();
+    }
+}

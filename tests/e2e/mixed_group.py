@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Go and Java push consumers in one consumer group on a real NameServer and Broker.
+
+Driven by scripts/e2e-mixed-go.sh, which builds the pieces and passes their paths. The cluster
+(bindings/java ...cluster.ClusterMain) and every consumer are their own processes; consumers write
+what they hold to <name>.held.json after every allocation and what they consumed to <name>.consumed
+(see HoldingsFile.java and bindings/go/e2e/consumer). Two runs on one broker, each with its own
+group and 16-queue topic:
+
+  ours     2 Go consumers with rmqrebalance.ConsistentHash(10).AllocateStrategy() and 2 Java
+           consumers with NativeAllocateMessageQueueConsistentHash(10). The group must settle with
+           every queue held by exactly one consumer, again after a Go consumer joins and again
+           after one leaves, and every message sent must be consumed. Any failure fails the script.
+  control  the same group made of the Go client's own AllocateByConsistentHash(10) and the Java
+           client's own AllocateMessageQueueConsistentHash(10): queues with no owner, queues with
+           two, and messages not consumed within the run are counted and reported, not asserted
+           (the client ids, and so the counts, change from run to run).
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+QUEUES = 16
+BATCH = 300
+SETTLE_TIMEOUT = 180.0  # the Go client rebalances every 20 s, and on the broker's notification
+STABLE_FOR = 3.0
+GO_REBALANCE = 20.0
+
+
+class Group:
+    """The consumer processes of one run, and what their files say."""
+
+    def __init__(self, args, run, group, topic):
+        self.args, self.group, self.topic = args, group, topic
+        self.dir = Path(args.state) / run
+        self.dir.mkdir(parents=True)
+        self.procs = {}
+        self.sent = 0
+
+    def start_java(self, name, strategy):
+        cmd = ["java", "-Xmx256m", "-Drocketmq.client.logUseSlf4j=false",
+               "-Drocketmq.client.logRoot=" + str(self.dir / "logs"),
+               "-cp", self.args.java_cp, "io.github.rocketmqrebalance.cluster.JavaConsumerMain",
+               self.args.namesrv, self.group, self.topic, strategy, name, str(self.dir)]
+        self._spawn(name, cmd)
+
+    def start_go(self, name, strategy):
+        cmd = [self.args.go_consumer, self.args.namesrv, self.group, self.topic, strategy, name, str(self.dir)]
+        self._spawn(name, cmd)
+
+    def _spawn(self, name, cmd):
+        log = open(self.dir / (name + ".log"), "w")
+        self.procs[name] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        print(f"  {name} started ({' '.join(cmd[:1] + cmd[-3:-2])})", flush=True)
+
+    def _terminate(self, name, timeout):
+        """SIGTERM (the consumer shuts down and leaves the group), then SIGKILL after timeout s."""
+        proc = self.procs.pop(name)
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+            return proc.returncode
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            return None
+
+    def stop(self, name):
+        code = self._terminate(name, 60)
+        if code is None:
+            raise SystemExit(f"{name} did not shut down within 60 s")
+        print(f"  {name} shut down (exit {code})", flush=True)
+
+    def stop_all(self):
+        for name in list(self.procs):
+            self._terminate(name, 30)
+
+    def check_alive(self):
+        for name, proc in self.procs.items():
+            if proc.poll() is not None:
+                raise SystemExit(f"{name} exited with {proc.returncode}; see {self.dir / (name + '.log')}")
+
+    def holdings(self):
+        """name -> the consumer's last record, for the running consumers that wrote one."""
+        out = {}
+        for name in self.procs:
+            try:
+                out[name] = json.loads((self.dir / (name + ".held.json")).read_text())
+            except (FileNotFoundError, json.JSONDecodeError):
+                pass
+        return out
+
+    def view(self):
+        """(does every running consumer see exactly the running group?, holders per queue, records)."""
+        recs = self.holdings()
+        ids = {r["client_id"] for r in recs.values()}
+        complete = len(recs) == len(self.procs) and all(set(r["cids"]) == ids and len(r["cids"]) == len(ids) for r in recs.values())
+        holders = {q: [] for q in range(QUEUES)}
+        for name, r in recs.items():
+            for q in r["queues"]:
+                holders[q].append(name)
+        return complete, holders, recs
+
+    def settle(self, phase):
+        """Waits until every running consumer sees the whole group and every queue has one holder."""
+        start = time.monotonic()
+        stable_since, last_key, why = None, None, "no consumer has allocated yet"
+        while time.monotonic() - start < SETTLE_TIMEOUT:
+            self.check_alive()
+            complete, holders, recs = self.view()
+            key = json.dumps({n: (sorted(r["cids"]), r["queues"]) for n, r in recs.items()}, sort_keys=True)
+            bad = {q: h for q, h in holders.items() if len(h) != 1}
+            if not complete:
+                why = "not every consumer sees the same, whole group yet"
+            elif bad:
+                why = "queues without exactly one holder: " + ", ".join(f"{q}: {h}" for q, h in sorted(bad.items()))
+            if complete and not bad:
+                if key != last_key:
+                    stable_since = time.monotonic()
+                elif time.monotonic() - stable_since >= STABLE_FOR:
+                    took = time.monotonic() - start
+                    shares = ", ".join(f"{n} {len(r['queues'])}" for n, r in sorted(recs.items()))
+                    print(f"  settled ({phase}) in {took:.1f} s: each of {QUEUES} queues held once ({shares})", flush=True)
+                    return
+            else:
+                stable_since = None
+            last_key = key
+            time.sleep(0.5)
+        raise SystemExit(f"the group did not settle ({phase}) within {SETTLE_TIMEOUT:.0f} s: {why}")
+
+    def wait_for_group(self, extra):
+        """For the control: waits until every consumer sees the whole group, then `extra` seconds."""
+        start = time.monotonic()
+        while time.monotonic() - start < SETTLE_TIMEOUT:
+            self.check_alive()
+            if self.view()[0]:
+                time.sleep(extra)
+                return
+            time.sleep(0.5)
+        raise SystemExit("the control group's consumers never saw the whole group")
+
+    def produce(self):
+        cmd = ["java", "-Xmx256m", "-Drocketmq.client.logUseSlf4j=false",
+               "-Drocketmq.client.logRoot=" + str(self.dir / "logs"), "-cp", self.args.java_cp,
+               "io.github.rocketmqrebalance.cluster.ProducerMain", self.args.namesrv, self.topic,
+               str(self.sent), str(BATCH), str(self.dir / "sent")]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if done.returncode != 0:
+            raise SystemExit("the producer failed:\n" + done.stdout + done.stderr)
+        self.sent += BATCH
+
+    def consumption(self):
+        """(bodies sent, bodies consumed at least once, deliveries in all)."""
+        sent = set((self.dir / "sent").read_text().split()) if self.sent else set()
+        seen, deliveries = set(), 0
+        for f in self.dir.glob("*.consumed"):
+            bodies = f.read_text().split()
+            deliveries += len(bodies)
+            seen.update(bodies)
+        return sent, seen, deliveries
+
+    def wait_consumed(self, timeout, quiet_for=None):
+        """Until every sent body is consumed, or nothing new arrives for quiet_for s, or timeout."""
+        start = last_change = time.monotonic()
+        last = -1
+        while time.monotonic() - start < timeout:
+            self.check_alive()
+            sent, seen, _ = self.consumption()
+            if sent <= seen:
+                return
+            if len(seen) != last:
+                last, last_change = len(seen), time.monotonic()
+            elif quiet_for is not None and time.monotonic() - last_change >= quiet_for:
+                return
+            time.sleep(0.5)
+
+
+def run_ours(args):
+    print("-- ours: 2 Go (rmqrebalance.ConsistentHash(10)) + 2 Java (NativeAllocateMessageQueueConsistentHash(10))", flush=True)
+    g = Group(args, "ours", "GID_MIXED_OURS", "MIXED_OURS")
+    try:
+        for name, go in (("go1", True), ("go2", True), ("java1", False), ("java2", False)):
+            g.start_go(name, "ours") if go else g.start_java(name, "native")
+        g.settle("2 Go + 2 Java")
+        g.produce()
+        g.start_go("go3", "ours")
+        g.settle("go3 joined")
+        g.produce()
+        g.stop("go1")
+        g.settle("go1 left")
+        g.produce()
+        g.wait_consumed(timeout=180)
+        sent, seen, deliveries = g.consumption()
+        lost = len(sent - seen)
+        print(f"  consumed {len(sent & seen)} of {len(sent)} sent ({deliveries - len(seen)} redelivered at handoffs)", flush=True)
+        if lost:
+            raise SystemExit(f"{lost} messages were never consumed")
+        return len(sent)
+    finally:
+        g.stop_all()
+
+
+def run_control(args):
+    print("-- control: 2 Go (the Go client's AllocateByConsistentHash(10)) + 2 Java (AllocateMessageQueueConsistentHash(10))", flush=True)
+    g = Group(args, "control", "GID_MIXED_CONTROL", "MIXED_CONTROL")
+    try:
+        for name, go in (("go1", True), ("go2", True), ("java1", False), ("java2", False)):
+            g.start_go(name, "goclient") if go else g.start_java(name, "original")
+        # Past the Go client's periodic round, so every consumer has answered for the whole group.
+        g.wait_for_group(extra=GO_REBALANCE + 5)
+        _, holders, recs = g.view()
+        unowned = sorted(q for q, h in holders.items() if not h)
+        double = sorted(q for q, h in holders.items() if len(h) > 1)
+        shares = ", ".join(f"{n} {r['queues']}" for n, r in sorted(recs.items()))
+        print(f"  holdings: {shares}", flush=True)
+        print(f"  queues with no owner: {unowned}; with two or more: {double}", flush=True)
+        g.produce()
+        g.wait_consumed(timeout=90, quiet_for=15)
+        sent, seen, _ = g.consumption()
+        return len(unowned), len(double), len(sent - seen), len(sent)
+    finally:
+        g.stop_all()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--java-cp", required=True)
+    p.add_argument("--go-consumer", required=True)
+    p.add_argument("--state", required=True)
+    args = p.parse_args()
+    state = Path(args.state)
+    cluster_log = open(state / "cluster.log", "w")
+    cluster = subprocess.Popen(
+        ["java", "-Xmx1g", "-Drocketmq.client.logUseSlf4j=false", "-cp", args.java_cp,
+         "io.github.rocketmqrebalance.cluster.ClusterMain", str(state), f"MIXED_OURS:{QUEUES}", f"MIXED_CONTROL:{QUEUES}"],
+        stdout=cluster_log, stderr=subprocess.STDOUT)
+    try:
+        addr = state / "namesrv.addr"
+        start = time.monotonic()
+        while not addr.exists():
+            if cluster.poll() is not None or time.monotonic() - start > 180:
+                raise SystemExit("the cluster did not start; see " + str(state / "cluster.log"))
+            time.sleep(0.5)
+        args.namesrv = addr.read_text().strip()
+        print(f"NameServer + Broker 5.3.3 (own process) at {args.namesrv}", flush=True)
+        total = run_ours(args)
+        unowned, double, unconsumed, sent = run_control(args)
+    finally:
+        cluster.send_signal(signal.SIGTERM)
+        try:
+            cluster.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            cluster.kill()
+    print()
+    print(f"| 2 Go + 2 Java consumers, one group, {QUEUES} queues | queues with no owner | queues with two owners | messages not consumed |")
+    print("|---|---|---|---|")
+    print(f"| rmqrebalance (Go) + NativeAllocateMessageQueueConsistentHash (Java) | 0 | 0 | 0 of {total} |")
+    print(f"| Go client's AllocateByConsistentHash + Java's AllocateMessageQueueConsistentHash | {unowned} | {double} | {unconsumed} of {sent} |")
+    print(f"mixed group e2e: ours unowned 0, double-owned 0, lost 0 of {total} | "
+          f"clients' own: unowned {unowned}, double-owned {double}, not consumed {unconsumed} of {sent}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
