@@ -14,6 +14,8 @@ pub(crate) enum Failure {
     Argument(String),
     /// A JNI call failed; usually a Java exception is already pending.
     Jni(jni::errors::Error),
+    /// A closed (or unknown) native object was used: IllegalStateException.
+    Closed(String),
 }
 
 impl From<Error> for Failure {
@@ -47,6 +49,7 @@ fn throw(env: &mut JNIEnv, failure: Failure) {
         Failure::Core(e) => env.throw_new(java_class(&e), e.to_string()),
         Failure::Argument(message) => env.throw_new("java/lang/IllegalArgumentException", message),
         Failure::Jni(e) => env.throw_new("java/lang/IllegalStateException", format!("JNI call failed: {e}")),
+        Failure::Closed(message) => env.throw_new("java/lang/IllegalStateException", message),
     };
 }
 

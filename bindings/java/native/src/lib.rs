@@ -11,6 +11,7 @@
 //! original class throws for the same input, a panic becomes `java.lang.Error`.
 
 mod cache;
+mod engine;
 mod errors;
 mod marshal;
 #[cfg(feature = "panic-probe")]

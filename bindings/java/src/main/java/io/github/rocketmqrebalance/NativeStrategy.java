@@ -34,7 +34,12 @@ public abstract class NativeStrategy implements AllocateMessageQueueStrategy {
         }
     }
 
-    final int strategyId() {
+    /**
+     * The id of this configuration in the native library, registered on first use: what the
+     * engine's {@code io.github.rocketmqrebalance.engine.Rebalancer} is given. Internal; not
+     * needed to allocate.
+     */
+    public final int strategyId() {
         String params = configParams();
         Registration r = registration;
         if (r == null || !r.params.equals(params)) {
