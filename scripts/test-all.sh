@@ -51,6 +51,9 @@ scripts/build-go.sh
 step "Java: the JNI jar against rocketmq-client 5.3.3 (with a real NameServer + Broker) and 4.9.8, -Xcheck:jni"
 RMQ_SEED=$seed scripts/test-java.sh
 
+step "Orderly on a real broker: SafeOrderlyConsumer (the engine) against DefaultMQPushConsumer through a join, a kill -9 and a leave"
+scripts/e2e-orderly.sh
+
 step "Go + Java: one consumer group of rocketmq-client-go and Java push consumers on a real NameServer + Broker"
 scripts/e2e-mixed-go.sh
 

@@ -19,12 +19,11 @@ group and 16-queue topic:
 
 import argparse
 import json
-import os
-import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from harness import Cluster, Processes, java, wait_for
 
 QUEUES = 16
 BATCH = 300
@@ -39,56 +38,33 @@ class Group:
     def __init__(self, args, run, group, topic):
         self.args, self.group, self.topic = args, group, topic
         self.dir = Path(args.state) / run
-        self.dir.mkdir(parents=True)
-        self.procs = {}
+        self.procs = Processes(self.dir)
         self.sent = 0
 
     def start_java(self, name, strategy):
-        cmd = ["java", "-Xmx256m", "-Drocketmq.client.logUseSlf4j=false",
-               "-Drocketmq.client.logRoot=" + str(self.dir / "logs"),
-               "-cp", self.args.java_cp, "io.github.rocketmqrebalance.cluster.JavaConsumerMain",
-               self.args.namesrv, self.group, self.topic, strategy, name, str(self.dir)]
-        self._spawn(name, cmd)
+        self._spawn(name, java(self.args.java_cp, "JavaConsumerMain", self.args.namesrv, self.group, self.topic, strategy, name, self.dir,
+                               log_root=self.dir / "logs"))
 
     def start_go(self, name, strategy):
-        cmd = [self.args.go_consumer, self.args.namesrv, self.group, self.topic, strategy, name, str(self.dir)]
-        self._spawn(name, cmd)
+        self._spawn(name, [self.args.go_consumer, self.args.namesrv, self.group, self.topic, strategy, name, str(self.dir)])
 
     def _spawn(self, name, cmd):
-        log = open(self.dir / (name + ".log"), "w")
-        self.procs[name] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        self.procs.spawn(name, cmd)
         print(f"  {name} started ({' '.join(cmd[:1] + cmd[-3:-2])})", flush=True)
 
-    def _terminate(self, name, timeout):
-        """SIGTERM (the consumer shuts down and leaves the group), then SIGKILL after timeout s."""
-        proc = self.procs.pop(name)
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=timeout)
-            return proc.returncode
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            return None
-
     def stop(self, name):
-        code = self._terminate(name, 60)
+        code = self.procs.terminate(name, 60)
         if code is None:
             raise SystemExit(f"{name} did not shut down within 60 s")
         print(f"  {name} shut down (exit {code})", flush=True)
 
     def stop_all(self):
-        for name in list(self.procs):
-            self._terminate(name, 30)
-
-    def check_alive(self):
-        for name, proc in self.procs.items():
-            if proc.poll() is not None:
-                raise SystemExit(f"{name} exited with {proc.returncode}; see {self.dir / (name + '.log')}")
+        self.procs.stop_all()
 
     def holdings(self):
         """name -> the consumer's last record, for the running consumers that wrote one."""
         out = {}
-        for name in self.procs:
+        for name in self.procs.procs:
             try:
                 out[name] = json.loads((self.dir / (name + ".held.json")).read_text())
             except (FileNotFoundError, json.JSONDecodeError):
@@ -99,7 +75,7 @@ class Group:
         """(does every running consumer see exactly the running group?, holders per queue, records)."""
         recs = self.holdings()
         ids = {r["client_id"] for r in recs.values()}
-        complete = len(recs) == len(self.procs) and all(set(r["cids"]) == ids and len(r["cids"]) == len(ids) for r in recs.values())
+        complete = len(recs) == len(self.procs.procs) and all(set(r["cids"]) == ids and len(r["cids"]) == len(ids) for r in recs.values())
         holders = {q: [] for q in range(QUEUES)}
         for name, r in recs.items():
             for q in r["queues"]:
@@ -111,7 +87,7 @@ class Group:
         start = time.monotonic()
         stable_since, last_key, why = None, None, "no consumer has allocated yet"
         while time.monotonic() - start < SETTLE_TIMEOUT:
-            self.check_alive()
+            self.procs.check_alive()
             complete, holders, recs = self.view()
             key = json.dumps({n: (sorted(r["cids"]), r["queues"]) for n, r in recs.items()}, sort_keys=True)
             bad = {q: h for q, h in holders.items() if len(h) != 1}
@@ -135,20 +111,11 @@ class Group:
 
     def wait_for_group(self, extra):
         """For the control: waits until every consumer sees the whole group, then `extra` seconds."""
-        start = time.monotonic()
-        while time.monotonic() - start < SETTLE_TIMEOUT:
-            self.check_alive()
-            if self.view()[0]:
-                time.sleep(extra)
-                return
-            time.sleep(0.5)
-        raise SystemExit("the control group's consumers never saw the whole group")
+        wait_for("the control group's consumers to see the whole group", lambda: self.view()[0], SETTLE_TIMEOUT, self.procs)
+        time.sleep(extra)
 
     def produce(self):
-        cmd = ["java", "-Xmx256m", "-Drocketmq.client.logUseSlf4j=false",
-               "-Drocketmq.client.logRoot=" + str(self.dir / "logs"), "-cp", self.args.java_cp,
-               "io.github.rocketmqrebalance.cluster.ProducerMain", self.args.namesrv, self.topic,
-               str(self.sent), str(BATCH), str(self.dir / "sent")]
+        cmd = java(self.args.java_cp, "ProducerMain", self.args.namesrv, self.topic, self.sent, BATCH, self.dir / "sent", log_root=self.dir / "logs")
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         if done.returncode != 0:
             raise SystemExit("the producer failed:\n" + done.stdout + done.stderr)
@@ -169,7 +136,7 @@ class Group:
         start = last_change = time.monotonic()
         last = -1
         while time.monotonic() - start < timeout:
-            self.check_alive()
+            self.procs.check_alive()
             sent, seen, _ = self.consumption()
             if sent <= seen:
                 return
@@ -233,29 +200,14 @@ def main():
     p.add_argument("--go-consumer", required=True)
     p.add_argument("--state", required=True)
     args = p.parse_args()
-    state = Path(args.state)
-    cluster_log = open(state / "cluster.log", "w")
-    cluster = subprocess.Popen(
-        ["java", "-Xmx1g", "-Drocketmq.client.logUseSlf4j=false", "-cp", args.java_cp,
-         "io.github.rocketmqrebalance.cluster.ClusterMain", str(state), f"MIXED_OURS:{QUEUES}", f"MIXED_CONTROL:{QUEUES}"],
-        stdout=cluster_log, stderr=subprocess.STDOUT)
+    cluster = Cluster(args.java_cp, args.state, [("MIXED_OURS", QUEUES), ("MIXED_CONTROL", QUEUES)])
     try:
-        addr = state / "namesrv.addr"
-        start = time.monotonic()
-        while not addr.exists():
-            if cluster.poll() is not None or time.monotonic() - start > 180:
-                raise SystemExit("the cluster did not start; see " + str(state / "cluster.log"))
-            time.sleep(0.5)
-        args.namesrv = addr.read_text().strip()
+        args.namesrv = cluster.namesrv
         print(f"NameServer + Broker 5.3.3 (own process) at {args.namesrv}", flush=True)
         total = run_ours(args)
         unowned, double, unconsumed, sent = run_control(args)
     finally:
-        cluster.send_signal(signal.SIGTERM)
-        try:
-            cluster.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            cluster.kill()
+        cluster.stop()
     print()
     print(f"| 2 Go + 2 Java consumers, one group, {QUEUES} queues | queues with no owner | queues with two owners | messages not consumed |")
     print("|---|---|---|---|")
@@ -266,4 +218,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

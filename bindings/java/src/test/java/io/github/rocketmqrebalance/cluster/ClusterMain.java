@@ -7,14 +7,15 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.concurrent.CountDownLatch;
 
-import org.apache.rocketmq.client.exception.MQClientException;
-import org.apache.rocketmq.client.producer.DefaultMQProducer;
 
 /**
  * A NameServer and Broker as their own process, for scripts whose consumers are other processes:
- * {@code ClusterMain <state-dir> <topic>:<queues>...}. Creates the topics, then writes the
- * NameServer's address to {@code <state-dir>/namesrv.addr} (renamed into place, so a reader never
- * sees half of it) and runs until it is terminated.
+ * {@code ClusterMain <state-dir> <topic>:<queues>... [monitor=<group>@<topic>...]}. Creates the
+ * topics, then writes the NameServer's address to {@code <state-dir>/namesrv.addr} (renamed into
+ * place, so a reader never sees half of it) and runs until it is terminated. Each
+ * {@code monitor=} watches the group's committed offsets of the topic on the broker every 50 ms
+ * and appends every move backwards to {@code <state-dir>/offsets-<group>.log}
+ * ({@code regression <queueId> <from> <to>}), read straight from the broker's offset table.
  */
 public final class ClusterMain {
     private ClusterMain() {
@@ -32,44 +33,23 @@ public final class ClusterMain {
             cluster.close();
             stopped.countDown();
         }, "cluster-shutdown"));
+        java.util.Map<String, Integer> queues = new java.util.HashMap<>();
         for (int i = 1; i < args.length; i++) {
-            String[] topic = args[i].split(":", 2);
-            cluster.createTopic(topic[0], Integer.parseInt(topic[1]));
+            if (!args[i].startsWith("monitor=")) {
+                String[] topic = args[i].split(":", 2);
+                cluster.createTopic(topic[0], Integer.parseInt(topic[1]));
+                queues.put(topic[0], Integer.parseInt(topic[1]));
+            }
         }
         for (int i = 1; i < args.length; i++) {
-            awaitRoute(cluster.namesrvAddr(), args[i].split(":", 2)[0]);
+            if (args[i].startsWith("monitor=")) {
+                String[] groupTopic = args[i].substring("monitor=".length()).split("@", 2);
+                OffsetMonitor.start(cluster, groupTopic[0], groupTopic[1], queues.get(groupTopic[1]), dir);
+            }
         }
         writeAtomically(dir.resolve("namesrv.addr"), cluster.namesrvAddr());
         System.out.println("cluster ready: namesrv " + cluster.namesrvAddr());
         stopped.await();
-    }
-
-    /**
-     * Waits until the NameServer serves the topic's route, as a client asks for it: a Go consumer
-     * started before that gives up at once ("route info not found") where Java's retries.
-     */
-    private static void awaitRoute(String namesrvAddr, String topic) throws Exception {
-        DefaultMQProducer probe = new DefaultMQProducer("PG_ROUTE_PROBE");
-        probe.setNamesrvAddr(namesrvAddr);
-        probe.setInstanceName("route-probe");
-        probe.start();
-        try {
-            long deadline = System.currentTimeMillis() + 120_000;
-            while (true) {
-                try {
-                    if (!probe.fetchPublishMessageQueues(topic).isEmpty()) {
-                        return;
-                    }
-                } catch (MQClientException notYet) {
-                    if (System.currentTimeMillis() > deadline) {
-                        throw notYet;
-                    }
-                }
-                Thread.sleep(200);
-            }
-        } finally {
-            probe.shutdown();
-        }
     }
 
     /** Writes through a temporary file and a rename, so a polling reader sees the old or the new text. */

@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.util.Random;
 
 import org.apache.rocketmq.broker.BrokerController;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.BrokerConfig;
 import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.constant.PermName;
@@ -93,11 +95,36 @@ public final class LocalCluster implements AutoCloseable {
         return broker;
     }
 
-    /** Creates (or resizes) a readable, writable topic and registers the route with the NameServer at once. */
-    public void createTopic(String topic, int queues) {
+    /**
+     * Creates (or resizes) a readable, writable topic, registers it with the NameServer and waits
+     * until the NameServer answers a client's route query for it: a client asking before that gets
+     * "no route" (a Go consumer gives up at once, a producer's send fails).
+     */
+    public void createTopic(String topic, int queues) throws Exception {
         TopicConfig config = new TopicConfig(topic, queues, queues, PermName.PERM_READ | PermName.PERM_WRITE);
         broker.getTopicConfigManager().updateTopicConfig(config);
         broker.registerBrokerAll(true, false, true);
+        DefaultMQProducer probe = new DefaultMQProducer("PG_ROUTE_PROBE");
+        probe.setNamesrvAddr(namesrvAddr);
+        probe.setInstanceName("route-probe-" + topic);
+        probe.start();
+        try {
+            long deadline = System.currentTimeMillis() + 120_000;
+            while (true) {
+                try {
+                    if (probe.fetchPublishMessageQueues(topic).size() == queues) {
+                        return;
+                    }
+                } catch (MQClientException notYet) {
+                    if (System.currentTimeMillis() > deadline) {
+                        throw notYet;
+                    }
+                }
+                Thread.sleep(200);
+            }
+        } finally {
+            probe.shutdown();
+        }
     }
 
     @Override

@@ -1,0 +1,149 @@
+package io.github.rocketmqrebalance.consumer;
+
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.function.LongConsumer;
+
+import io.github.rocketmqrebalance.engine.RebalanceHost;
+
+import org.apache.rocketmq.client.consumer.store.OffsetStore;
+import org.apache.rocketmq.client.consumer.store.ReadOffsetType;
+import org.apache.rocketmq.client.consumer.store.RemoteBrokerOffsetStore;
+import org.apache.rocketmq.client.impl.FindBrokerResult;
+import org.apache.rocketmq.client.impl.factory.MQClientInstance;
+import org.apache.rocketmq.common.MixAll;
+import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.protocol.body.LockBatchRequestBody;
+import org.apache.rocketmq.remoting.protocol.body.UnlockBatchRequestBody;
+
+/**
+ * The engine's host over the real client: broker locks through the lock/unlock batch requests,
+ * offsets through the group's offset store on the broker (synchronous commits), pulling through
+ * {@link ConsumeLoop}, consume locks from {@link ConsumeLocks}. Called on the rebalance thread only.
+ */
+final class ClientHost implements RebalanceHost {
+    static final long BROKER_TIMEOUT_MS = 3_000;
+
+    private final MQClientInstance client;
+    private final String group;
+    /** This consumer's own store: only the engine and the listener thread move its offsets. */
+    private final OffsetStore offsets;
+    private final ConsumeLoop loop;
+    private final ConsumeLocks consumeLocks;
+    private final LongConsumer scheduleRound;
+
+    ClientHost(MQClientInstance client, String group, ConsumeLoop loop, ConsumeLocks consumeLocks, LongConsumer scheduleRound) {
+        this.client = client;
+        this.group = group;
+        this.offsets = new RemoteBrokerOffsetStore(client, group);
+        this.loop = loop;
+        this.consumeLocks = consumeLocks;
+        this.scheduleRound = scheduleRound;
+    }
+
+    OffsetStore offsets() {
+        return offsets;
+    }
+
+    private String brokerAddress(String brokerName) throws Exception {
+        FindBrokerResult found = client.findBrokerAddressInSubscribe(brokerName, MixAll.MASTER_ID, true);
+        if (found == null) {
+            throw new IllegalStateException("no address for broker " + brokerName);
+        }
+        return found.getBrokerAddr();
+    }
+
+    @Override
+    public Collection<MessageQueue> lock(String broker, List<MessageQueue> queues) throws Exception {
+        LockBatchRequestBody body = new LockBatchRequestBody();
+        body.setConsumerGroup(group);
+        body.setClientId(client.getClientId());
+        body.setMqSet(new HashSet<>(queues));
+        return client.getMQClientAPIImpl().lockBatchMQ(brokerAddress(broker), body, BROKER_TIMEOUT_MS);
+    }
+
+    /** Synchronous, unlike Java's one-way unlock: a failed unlock is then retried (engine fix 10). */
+    @Override
+    public void unlock(String broker, List<MessageQueue> queues) throws Exception {
+        UnlockBatchRequestBody body = new UnlockBatchRequestBody();
+        body.setConsumerGroup(group);
+        body.setClientId(client.getClientId());
+        body.setMqSet(new HashSet<>(queues));
+        client.getMQClientAPIImpl().unlockBatchMQ(brokerAddress(broker), body, BROKER_TIMEOUT_MS, false);
+    }
+
+    @Override
+    public OptionalLong readOffset(MessageQueue mq, boolean memoryFirst) throws Exception {
+        long offset = offsets.readOffset(mq, memoryFirst ? ReadOffsetType.MEMORY_FIRST_THEN_STORE : ReadOffsetType.READ_FROM_STORE);
+        if (offset == -1) {
+            return OptionalLong.empty(); // the broker has no offset for the group
+        }
+        if (offset < 0) {
+            throw new IllegalStateException("the offset of " + mq + " could not be read from the broker");
+        }
+        return OptionalLong.of(offset);
+    }
+
+    /** Commits the listener's offset, waiting for the broker's answer (the engine unlocks right after). */
+    @Override
+    public void persistOffset(MessageQueue mq) throws Exception {
+        long offset = offsets.readOffset(mq, ReadOffsetType.READ_FROM_MEMORY);
+        if (offset >= 0) {
+            offsets.updateConsumeOffsetToBroker(mq, offset, false);
+        }
+    }
+
+    @Override
+    public void removeOffset(MessageQueue mq) {
+        offsets.removeOffset(mq);
+    }
+
+    @Override
+    public long maxOffset(MessageQueue mq) throws Exception {
+        return client.getMQAdminImpl().maxOffset(mq);
+    }
+
+    @Override
+    public long searchOffset(MessageQueue mq, long timestampMs) throws Exception {
+        return client.getMQAdminImpl().searchOffset(mq, timestampMs);
+    }
+
+    @Override
+    public boolean tryConsumeLock(MessageQueue mq, long generation, long waitMs) throws InterruptedException {
+        return consumeLocks.tryLock(mq, generation, waitMs);
+    }
+
+    @Override
+    public void releaseConsumeLock(MessageQueue mq, long generation) {
+        consumeLocks.unlock(mq, generation);
+    }
+
+    @Override
+    public void dispatchPull(MessageQueue mq, long offset, long delayMs, long generation) throws Exception {
+        loop.start(mq, offset, generation);
+    }
+
+    @Override
+    public void stopPull(MessageQueue mq, long generation) {
+        loop.stop(mq, generation);
+    }
+
+    @Override
+    public void queueSetChanged(String topic, List<MessageQueue> all, List<MessageQueue> divided) {
+    }
+
+    @Override
+    public void scheduleRebalance(long delayMs) {
+        scheduleRound.accept(delayMs);
+    }
+
+    /** A queue with no committed offset starts once per group: its start is committed first. */
+    @Override
+    public boolean commitOffset(MessageQueue mq, long offset) throws Exception {
+        offsets.updateOffset(mq, offset, false);
+        offsets.updateConsumeOffsetToBroker(mq, offset, false);
+        return true;
+    }
+}

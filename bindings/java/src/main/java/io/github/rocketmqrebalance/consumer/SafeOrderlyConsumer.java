@@ -1,0 +1,292 @@
+package io.github.rocketmqrebalance.consumer;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragely;
+import io.github.rocketmqrebalance.NativeStrategy;
+import io.github.rocketmqrebalance.engine.LockReport;
+import io.github.rocketmqrebalance.engine.RebalanceConfig;
+import io.github.rocketmqrebalance.engine.Rebalancer;
+import io.github.rocketmqrebalance.engine.RoundReport;
+import io.github.rocketmqrebalance.engine.TopicView;
+
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.client.impl.MQClientManager;
+import org.apache.rocketmq.client.impl.factory.MQClientInstance;
+import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.protocol.RemotingCommand;
+import org.apache.rocketmq.remoting.protocol.RequestCode;
+import org.apache.rocketmq.remoting.protocol.header.NotifyConsumerIdsChangedRequestHeader;
+
+/**
+ * An orderly consumer whose rebalancing is this project's engine: subscribe, register a
+ * {@link MessageListenerOrderly}, start, shutdown, as with {@code DefaultMQPushConsumer}. With the
+ * default safe semantics a queue is never in two consumers' listeners at once (it is unlocked at
+ * the broker only after its listener call returned and its offset was committed), a lost lock
+ * stops consumption at once, and a queue starts from {@code consumeFrom} once per group.
+ * {@link RebalanceConfig.Semantics#JAVA} makes Java's decisions instead, for comparison.
+ *
+ * <p>Rounds run every 20 s and at once when the broker notifies that the group's ids changed;
+ * broker locks are renewed every 20 s; listener offsets are committed every 5 s (synchronously)
+ * and whenever a queue is released. One thread calls the listener, queue after queue. Needs
+ * rocketmq-client 5.x.
+ */
+public class SafeOrderlyConsumer {
+    private static final Logger LOG = Logger.getLogger(SafeOrderlyConsumer.class.getName());
+
+    private final String group;
+    private final DefaultLitePullConsumer puller;
+    private final Set<String> topics = new LinkedHashSet<>();
+    private NativeStrategy strategy = new NativeAllocateMessageQueueAveragely();
+    private RebalanceConfig.Semantics semantics = RebalanceConfig.Semantics.SAFE;
+    private RebalanceConfig.ConsumeFrom consumeFrom = RebalanceConfig.ConsumeFrom.LAST_OFFSET;
+    private final Map<String, Long> timing = new LinkedHashMap<>();
+    private long rebalanceIntervalMs = 20_000;
+    private long persistIntervalMs = 5_000;
+    private MessageListenerOrderly listener;
+
+    private ScheduledExecutorService rebalanceThread;
+    private Thread consumeThread;
+    private volatile ConsumeLoop loop;
+    private ClientHost host;
+    private Rebalancer rebalancer;
+    private volatile boolean stopping;
+
+    public SafeOrderlyConsumer(String group) {
+        this.group = group;
+        this.puller = new DefaultLitePullConsumer(group);
+        puller.setAutoCommit(false);
+        puller.setOffsetStore(SilentOffsetStore.create(mq -> loop == null ? null : loop.startOffset(mq)));
+    }
+
+    public void setNamesrvAddr(String namesrvAddr) {
+        puller.setNamesrvAddr(namesrvAddr);
+    }
+
+    public void setInstanceName(String instanceName) {
+        puller.setInstanceName(instanceName);
+    }
+
+    /** The allocation strategy (default {@code NativeAllocateMessageQueueAveragely}). */
+    public void setStrategy(NativeStrategy strategy) {
+        this.strategy = strategy;
+    }
+
+    public void setSemantics(RebalanceConfig.Semantics semantics) {
+        this.semantics = semantics;
+    }
+
+    public void setConsumeFrom(RebalanceConfig.ConsumeFrom consumeFrom) {
+        this.consumeFrom = consumeFrom;
+    }
+
+    /** Overrides one of the engine's timing constants (docs/engine-json.md). */
+    public void setTiming(String key, long ms) {
+        timing.put(key, ms);
+    }
+
+    /** How often a round and a lock renewal run without a notification (default 20 s, as Java). */
+    public void setRebalanceIntervalMillis(long ms) {
+        this.rebalanceIntervalMs = ms;
+    }
+
+    public void subscribe(String topic) {
+        topics.add(topic);
+    }
+
+    public void registerMessageListener(MessageListenerOrderly listener) {
+        this.listener = listener;
+    }
+
+    /** This consumer's client id, as the broker lists it; valid after {@link #start()}. */
+    public String getClientId() {
+        return rebalancer == null ? null : rebalancer.config().clientId();
+    }
+
+    /** The queues this consumer holds now, with their engine state (empty before start and after shutdown). */
+    public Map<MessageQueue, io.github.rocketmqrebalance.engine.QueueState> heldQueues() {
+        Rebalancer r = rebalancer;
+        if (r == null || stopping) {
+            return java.util.Collections.emptyMap();
+        }
+        return r.held();
+    }
+
+    static long nowMs() {
+        return System.nanoTime() / 1_000_000;
+    }
+
+    public synchronized void start() throws MQClientException {
+        if (listener == null || topics.isEmpty()) {
+            throw new IllegalStateException("subscribe to a topic and register a listener before start()");
+        }
+        puller.start();
+        MQClientInstance client = MQClientManager.getInstance().getOrCreateMQClientInstance(puller);
+        RebalanceConfig.Builder config = RebalanceConfig.builder(group, client.getClientId()).orderly(true).semantics(semantics).consumeFrom(consumeFrom);
+        timing.forEach(config::timing);
+        ConsumeLocks consumeLocks = new ConsumeLocks();
+        loop = new ConsumeLoop(puller, listener, consumeLocks, SafeOrderlyConsumer::nowMs);
+        rebalanceThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-rebalance-" + group));
+        host = new ClientHost(client, group, loop, consumeLocks, delay -> schedule(this::round, delay));
+        rebalancer = new Rebalancer(config.build(), strategy);
+        for (String t : topics) {
+            rebalancer.subscribe(t);
+        }
+        loop.bind(rebalancer, host.offsets());
+        consumeThread = new Thread(loop, "SafeOrderlyConsumer-listener-" + group);
+        consumeThread.start();
+        listenForIdChanges(client);
+        rebalanceThread.scheduleWithFixedDelay(this::round, 0, rebalanceIntervalMs, TimeUnit.MILLISECONDS);
+        rebalanceThread.scheduleWithFixedDelay(this::renewLocks, rebalanceIntervalMs, rebalanceIntervalMs, TimeUnit.MILLISECONDS);
+        rebalanceThread.scheduleWithFixedDelay(this::persistOffsets, persistIntervalMs, persistIntervalMs, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The broker's "consumer ids changed" notification starts a round at once. The client's own
+     * handler (which wakes its RebalanceService) is replaced for this request only, and still
+     * called, so other consumers of the same client instance keep their behaviour.
+     */
+    private void listenForIdChanges(MQClientInstance client) {
+        client.getMQClientAPIImpl().getRemotingClient().registerProcessor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED,
+            new org.apache.rocketmq.remoting.netty.NettyRequestProcessor() {
+                @Override
+                public RemotingCommand processRequest(io.netty.channel.ChannelHandlerContext ctx, RemotingCommand request) throws Exception {
+                    NotifyConsumerIdsChangedRequestHeader header =
+                        (NotifyConsumerIdsChangedRequestHeader) request.decodeCommandCustomHeader(NotifyConsumerIdsChangedRequestHeader.class);
+                    if (group.equals(header.getConsumerGroup())) {
+                        schedule(SafeOrderlyConsumer.this::round, 0);
+                    }
+                    client.rebalanceImmediately();
+                    return null;
+                }
+
+                @Override
+                public boolean rejectRequest() {
+                    return false;
+                }
+            }, null);
+    }
+
+    private void schedule(Runnable task, long delayMs) {
+        ScheduledExecutorService s = rebalanceThread;
+        if (s != null && !s.isShutdown()) {
+            try {
+                s.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+                // shutdown() takes over from here
+            }
+        }
+    }
+
+    /** One round over every subscribed topic; a failure is logged and the next round repairs it. */
+    private void round() {
+        if (stopping) {
+            return;
+        }
+        try {
+            MQClientInstance client = MQClientManager.getInstance().getOrCreateMQClientInstance(puller);
+            Map<String, TopicView> views = new LinkedHashMap<>();
+            for (String topic : topics) {
+                List<MessageQueue> queues = null;
+                try {
+                    Collection<MessageQueue> fetched = puller.fetchMessageQueues(topic);
+                    queues = fetched == null ? null : new ArrayList<>(fetched);
+                } catch (MQClientException routeUnknown) {
+                    LOG.log(Level.FINE, "no route for " + topic, routeUnknown);
+                }
+                views.put(topic, new TopicView(queues, client.findConsumerIdList(topic, group)));
+            }
+            for (RoundReport report : rebalancer.rebalanceAll(views, nowMs(), host)) {
+                if (report.changed || !report.warnings.isEmpty()) {
+                    LOG.info("round: " + report);
+                } else if (!report.deferred.isEmpty()) {
+                    LOG.fine("round: " + report); // a release waiting for a listener call, every retry
+                }
+            }
+        } catch (Throwable t) {
+            LOG.log(Level.WARNING, "rebalance round failed", t);
+        }
+    }
+
+    private void renewLocks() {
+        if (stopping) {
+            return;
+        }
+        try {
+            LockReport report = rebalancer.lockAll(nowMs(), host);
+            if (!report.lost.isEmpty() || !report.warnings.isEmpty()) {
+                LOG.warning("lock renewal: " + report);
+            }
+        } catch (Throwable t) {
+            LOG.log(Level.WARNING, "lock renewal failed", t);
+        }
+    }
+
+    /** Commits the listener's offsets of queues still consumable (a lost lock's queue may be another's). */
+    private void persistOffsets() {
+        if (stopping) {
+            return;
+        }
+        long now = nowMs();
+        rebalancer.held().forEach((mq, state) -> {
+            if (!state.dropped && rebalancer.isConsumable(mq, state.generation, now)) {
+                try {
+                    host.persistOffset(mq);
+                } catch (Exception e) {
+                    LOG.log(Level.FINE, "offset commit of " + mq + " failed; retried in " + persistIntervalMs + " ms", e);
+                }
+            }
+        });
+    }
+
+    /**
+     * Releases every queue (commit, then unlock, each after its listener call returned), waiting up
+     * to 60 s for running listener calls, then stops pulling. Queues still busy after that stay
+     * locked until the broker expires the lock.
+     */
+    public synchronized void shutdown() {
+        if (rebalancer == null || stopping) {
+            return;
+        }
+        try {
+            rebalanceThread.submit(() -> {
+                stopping = true;
+                long deadline = nowMs() + 60_000;
+                RoundReport report = rebalancer.shutdown(nowMs(), host);
+                while (!report.deferred.isEmpty() && nowMs() < deadline) {
+                    Thread.sleep(100);
+                    report = rebalancer.shutdown(nowMs(), host);
+                }
+                if (!report.deferred.isEmpty()) {
+                    LOG.warning("shutdown left queues to the broker's lock expiry: " + report.deferred);
+                }
+                return null;
+            }).get();
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "shutdown", e);
+        } finally {
+            rebalanceThread.shutdownNow();
+            loop.halt();
+            try {
+                consumeThread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            puller.shutdown();
+            rebalancer.close();
+        }
+    }
+}

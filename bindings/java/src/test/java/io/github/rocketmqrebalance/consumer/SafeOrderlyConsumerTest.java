@@ -1,0 +1,141 @@
+package io.github.rocketmqrebalance.consumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.rocketmqrebalance.cluster.LocalCluster;
+import io.github.rocketmqrebalance.engine.RebalanceConfig;
+
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * SafeOrderlyConsumer on a real NameServer and Broker in this JVM (under -Xcheck:jni with the rest):
+ * two consumers of one group share an 8-queue topic, one shuts down, a third joins; every message
+ * is consumed, each key's sequence in order within a consumer, and no queue is ever inside two
+ * listeners at once. The multi-process version with kills is scripts/e2e-orderly.sh.
+ */
+@Timeout(300)
+class SafeOrderlyConsumerTest {
+    static final String TOPIC = "SAFE_ORDERLY";
+    static final int KEYS = 16;
+
+    @Test
+    void consumesEverythingInOrderThroughALeaveAndAJoin() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start()) {
+            cluster.createTopic(TOPIC, 8);
+            Set<String> consumed = ConcurrentHashMap.newKeySet();
+            Map<Integer, String> inListener = new ConcurrentHashMap<>();
+            Map<String, Integer> lastSeq = new ConcurrentHashMap<>();
+            AtomicInteger overlaps = new AtomicInteger();
+            AtomicInteger outOfOrder = new AtomicInteger();
+            DefaultMQProducer producer = new DefaultMQProducer("PG_" + TOPIC);
+            producer.setNamesrvAddr(cluster.namesrvAddr());
+            producer.setInstanceName("safe-orderly-producer");
+            producer.start();
+            SafeOrderlyConsumer a = consumer(cluster, "a", consumed, inListener, lastSeq, overlaps, outOfOrder);
+            SafeOrderlyConsumer b = consumer(cluster, "b", consumed, inListener, lastSeq, overlaps, outOfOrder);
+            SafeOrderlyConsumer c = null;
+            int sent = 0;
+            try {
+                sent = produce(producer, sent, 160);
+                awaitConsumed(consumed, sent, a, b);
+                a.shutdown();
+                sent = produce(producer, sent, 160);
+                c = consumer(cluster, "c", consumed, inListener, lastSeq, overlaps, outOfOrder);
+                sent = produce(producer, sent, 160);
+                awaitConsumed(consumed, sent, b, c);
+            } finally {
+                a.shutdown();
+                b.shutdown();
+                if (c != null) {
+                    c.shutdown();
+                }
+                producer.shutdown();
+            }
+            assertEquals(sent, consumed.size(), "every message consumed");
+            assertEquals(0, overlaps.get(), "no queue inside two listeners at once");
+            assertEquals(0, outOfOrder.get(), "each key's messages in order within a consumer");
+        }
+    }
+
+    private static SafeOrderlyConsumer consumer(LocalCluster cluster, String name, Set<String> consumed, Map<Integer, String> inListener,
+                                                Map<String, Integer> lastSeq, AtomicInteger overlaps, AtomicInteger outOfOrder) throws Exception {
+        SafeOrderlyConsumer c = new SafeOrderlyConsumer("GID_" + TOPIC);
+        c.setNamesrvAddr(cluster.namesrvAddr());
+        c.setInstanceName(name);
+        c.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
+        c.setRebalanceIntervalMillis(2_000);
+        c.subscribe(TOPIC);
+        c.registerMessageListener((msgs, context) -> {
+            int queue = context.getMessageQueue().getQueueId();
+            String before = inListener.putIfAbsent(queue, name);
+            if (before != null) {
+                overlaps.incrementAndGet();
+            }
+            try {
+                for (MessageExt m : msgs) {
+                    String body = new String(m.getBody(), StandardCharsets.UTF_8);
+                    String[] keySeq = body.split(":");
+                    Integer last = lastSeq.put(name + "/" + keySeq[0], Integer.parseInt(keySeq[1]));
+                    if (last != null && last > Integer.parseInt(keySeq[1])) {
+                        outOfOrder.incrementAndGet();
+                    }
+                    consumed.add(body);
+                }
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                if (before == null) {
+                    inListener.remove(queue);
+                }
+            }
+            return ConsumeOrderlyStatus.SUCCESS;
+        });
+        c.start();
+        assertTrue(c.getClientId().contains("@" + name), c.getClientId());
+        return c;
+    }
+
+    /** Message i has key k(i mod 16), sent to queue (i mod 16) mod 8, body k<key>:<i div 16>. */
+    private static int produce(DefaultMQProducer producer, int from, int count) throws Exception {
+        for (int i = from; i < from + count; i++) {
+            int key = i % KEYS;
+            Message m = new Message(TOPIC, ("k" + key + ":" + i / KEYS).getBytes(StandardCharsets.UTF_8));
+            SendStatus status = producer.send(m, (mqs, msg, arg) -> mqs.get((Integer) arg % mqs.size()), key).getSendStatus();
+            assertEquals(SendStatus.SEND_OK, status);
+        }
+        return from + count;
+    }
+
+    private static void awaitConsumed(Set<String> consumed, int sent, SafeOrderlyConsumer... consumers) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 180_000;
+        while (consumed.size() < sent && System.currentTimeMillis() < deadline) {
+            Thread.sleep(200);
+        }
+        StringBuilder held = new StringBuilder();
+        for (SafeOrderlyConsumer c : consumers) {
+            held.append(' ').append(c.getClientId()).append(' ').append(c.heldQueues());
+        }
+        java.util.List<String> missing = new java.util.ArrayList<>();
+        for (int i = 0; i < sent && missing.size() < 20; i++) {
+            String body = "k" + i % KEYS + ":" + i / KEYS;
+            if (!consumed.contains(body)) {
+                missing.add(body + " (queue " + (i % KEYS) % 8 + ")");
+            }
+        }
+        assertEquals(sent, consumed.size(), "consumed before the deadline; missing " + missing + "; held:" + held);
+    }
+}

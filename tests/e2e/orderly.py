@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Orderly consumption on a real NameServer and Broker, with processes leaving, dying and joining.
+
+Driven by scripts/e2e-orderly.sh. One cluster process (ClusterMain, which also watches each group's
+committed offsets on the broker for moves backwards), and two runs side by side on it, each with
+its own 8-queue topic, group, producer and 4 consumer processes (OrderlyConsumerMain):
+
+  engine  SafeOrderlyConsumer: this project's engine (safe semantics) over the real client
+  stock   DefaultMQPushConsumer + MessageListenerOrderly: Java's own RebalanceImpl
+
+The same timeline for both, paced by what the processes write, not by the clock:
+  1. c1, c2, c3 join (instance names c1..c3, so AVG gives c1 queues 0-2, c2 3-5, c3 6-7) and each
+     consumes; a producer sends keyed messages (32 keys, increasing sequence per key) throughout.
+  2. c2's next call on queue 4 takes 45 s; inside it, c4 joins, which moves queue 4 to c3 (AVG over
+     four: c1 0-1, c2 2-3, c3 4-5, c4 6-7). Java keeps the dropped queue's lock only 20 s past its
+     last renewal and then unlocks it under the running call.
+  3. After that call, c1's next call on queue 0 takes 30 s, and c1 is killed (SIGKILL) inside it.
+  4. c3 shuts down gracefully.
+  5. The producer stops; a settle period until every message is consumed (or 240 s).
+
+The checker reads every call each process logged (begin and end, CLOCK_MONOTONIC) and reports:
+  overlaps            pairs of listener calls of two processes on the same queue at the same time
+                      (a killed process's open call lasts until its kill)
+  lost                messages sent but never consumed by a call that returned
+  order violations    a key's message consumed by a process after a later one of the same key it
+                      had already consumed (a replay from an offset behind its own)
+  offset regressions  a committed offset moving backwards on the broker
+The last line is the summary; the engine's four figures must be 0 (the exit status says so).
+"""
+
+import argparse
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from harness import Cluster, Processes, java, wait_for
+
+QUEUES = 8
+KEYS = 32
+RATE = 40  # messages per second
+SLOW_JOIN_MS = 45_000
+SLOW_KILL_MS = 30_000
+SETTLE_TIMEOUT = 240
+
+
+class Run:
+    def __init__(self, args, name, kind):
+        self.args, self.name, self.kind = args, name, kind
+        self.topic, self.group = f"ORDERLY_{name.upper()}", f"GID_ORDERLY_{name.upper()}"
+        self.dir = Path(args.state) / name
+        self.procs = Processes(self.dir)
+        self.result = None
+        self.error = None
+
+    def log(self, text):
+        print(f"  [{self.name}] {text}", flush=True)
+
+    def start_consumer(self, c):
+        self.procs.spawn(c, java(self.args.java_cp, "OrderlyConsumerMain", self.args.namesrv, self.group, self.topic, self.kind, c, self.dir,
+                                 log_root=self.dir / "logs"))
+
+    def calls(self, c):
+        f = self.dir / (c + ".calls")
+        return f.read_text().splitlines() if f.exists() else []
+
+    def ended_calls(self, c, queue=None):
+        return [line for line in self.calls(c) if line.startswith("E ") and (queue is None or line.split()[1] == str(queue))]
+
+    def slow(self, c, queue, ms):
+        """Cues c's next call on queue to take ms; returns once that call has begun."""
+        started = self.dir / (c + ".slow-started")
+        started.unlink(missing_ok=True)
+        (self.dir / (c + ".slow")).write_text(f"{queue} {ms}")
+        wait_for(f"{c}'s slow call on queue {queue}", started.exists, 120, self.procs)
+        return int(started.read_text())
+
+    def timeline(self):
+        producer_stop = self.dir / "producer.stop"
+        self.procs.spawn("producer", java(self.args.java_cp, "OrderlyProducerMain", self.args.namesrv, self.topic, KEYS, RATE, self.dir / "sent",
+                                          producer_stop, log_root=self.dir / "logs"))
+        for c in ("c1", "c2", "c3"):
+            self.start_consumer(c)
+        took = wait_for("c1, c2 and c3 to consume", lambda: all(self.ended_calls(c) for c in ("c1", "c2", "c3")), 180, self.procs)
+        self.log(f"c1, c2, c3 consuming after {took:.0f} s")
+
+        begun = self.slow("c2", 4, SLOW_JOIN_MS)
+        self.start_consumer("c4")
+        self.log(f"c2 is in a {SLOW_JOIN_MS // 1000} s call on queue 4; c4 joined")
+        returned = lambda: any(int(line.split()[4]) <= begun <= int(line.split()[5]) for line in self.ended_calls("c2", 4))  # noqa: E731
+        wait_for("c2's slow call to return", returned, 120, self.procs)
+        self.log("c2's slow call returned")
+
+        self.slow("c1", 0, SLOW_KILL_MS)
+        self.procs.kill("c1")
+        self.log(f"c1 killed (SIGKILL) inside a {SLOW_KILL_MS // 1000} s call on queue 0")
+        code = self.procs.terminate("c3", 90)
+        self.log(f"c3 shut down (exit {code})")
+
+        producer_stop.write_text("stop")
+        self.procs.terminate("producer", 60)
+        sent = self.sent()
+        self.log(f"producer stopped after {len(sent)} messages; settling")
+        took = wait_for("every message to be consumed", lambda: sent <= self.consumed(), SETTLE_TIMEOUT, self.procs)
+        self.log(f"everything consumed {took:.0f} s later")
+
+    def sent(self):
+        return set((self.dir / "sent").read_text().split())
+
+    def consumed(self):
+        out = set()
+        for f in self.dir.glob("*.calls"):
+            for line in f.read_text().splitlines():
+                parts = line.split()
+                if parts[0] == "E" and len(parts) > 6:
+                    out.update(parts[6].split(","))
+        return out
+
+    def check(self, end_ns):
+        """(overlapping call pairs, lost, order violations, offset regressions, deliveries beyond the first)."""
+        intervals = defaultdict(list)  # queue -> [(start, end, process)]
+        violations = deliveries = 0
+        for f in sorted(self.dir.glob("*.calls")):
+            c = f.name[: -len(".calls")]
+            open_calls = {}
+            highest = {}
+            for line in f.read_text().splitlines():
+                parts = line.split()
+                key = (parts[1], parts[2], parts[3], parts[4])
+                if parts[0] == "B":
+                    open_calls[key] = int(parts[4])
+                    continue
+                start = open_calls.pop(key, int(parts[4]))
+                intervals[int(parts[1])].append((start, int(parts[5]), c))
+                for body in parts[6].split(",") if len(parts) > 6 else []:
+                    deliveries += 1
+                    k, seq = body.split(":")
+                    if int(seq) < highest.get(k, -1):
+                        violations += 1
+                    highest[k] = max(highest.get(k, -1), int(seq))
+            for (queue, _, _, _), start in open_calls.items():
+                intervals[int(queue)].append((start, self.procs.killed_ns.get(c, end_ns), c))
+        overlaps = 0
+        for calls in intervals.values():
+            calls.sort()
+            for i, (s1, e1, c1) in enumerate(calls):
+                for s2, e2, c2 in calls[i + 1:]:
+                    if s2 >= e1:
+                        break
+                    if c1 != c2:
+                        overlaps += 1
+        consumed = self.consumed()
+        lost = len(self.sent() - consumed)
+        monitor = Path(self.args.state) / f"offsets-{self.group}.log"
+        regressions = len(monitor.read_text().splitlines()) if monitor.exists() else 0
+        return overlaps, lost, violations, regressions, deliveries - len(consumed)
+
+    def __call__(self):
+        try:
+            self.timeline()
+        except BaseException as e:  # reported by main; the checker still runs on what was logged
+            self.error = e
+        finally:
+            end_ns = time.monotonic_ns()
+            self.procs.stop_all(timeout=90)
+            self.result = self.check(end_ns)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--java-cp", required=True)
+    p.add_argument("--state", required=True)
+    args = p.parse_args()
+    runs = [Run(args, "engine", "safe"), Run(args, "stock", "stock")]
+    cluster = Cluster(args.java_cp, args.state, [(r.topic, QUEUES) for r in runs], [(r.group, r.topic) for r in runs])
+    try:
+        args.namesrv = cluster.namesrv
+        print(f"NameServer + Broker 5.3.3 (own process) at {args.namesrv}; the engine and stock runs side by side", flush=True)
+        threads = [threading.Thread(target=r) for r in runs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        cluster.stop()
+    engine, stock = runs
+    print()
+    print("| orderly, 8 queues, 4 processes: join during a 45 s call, kill -9 during a call, graceful leave | overlapping calls | lost | order violations | offset regressions | delivered again |")
+    print("|---|---|---|---|---|---|")
+    for r, label in ((engine, "SafeOrderlyConsumer (the engine, safe)"), (stock, "DefaultMQPushConsumer + MessageListenerOrderly")):
+        o, lost, v, reg, dup = r.result
+        print(f"| {label} | {o} | {lost} | {v} | {reg} | {dup} |")
+    for r in runs:
+        if r.error is not None:
+            print(f"the {r.name} run did not finish its timeline: {r.error}")
+    a, b, c, d, _ = engine.result
+    e, f, _, _, _ = stock.result
+    print(f"orderly e2e: engine overlaps {a}, lost {b}, order violations {c}, offset regressions {d} | DefaultMQPushConsumer overlaps {e}, lost {f}")
+    if engine.error is not None or (a, b, c, d) != (0, 0, 0, 0):
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
