@@ -111,7 +111,7 @@ fn balanced_sticky_table_balances_across_topics() {
 #[test]
 fn compare_reports_every_strategy_with_movement_against_the_bound() {
     let svg = std::env::temp_dir().join(format!("rmq-compare-{}.svg", std::process::id()));
-    let out = run(&["compare", "--topics", "1,4", "--queues", "4,8", "--members", "3,5", "--json", "--svg", svg.to_str().unwrap()], "");
+    let out = run(&["compare", "--topics", "1,4", "--queues", "4,8", "--members", "3,5", "--random-groups", "0", "--json", "--svg", svg.to_str().unwrap()], "");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let summary = v["summary"].as_array().unwrap();
@@ -133,4 +133,31 @@ fn compare_reports_every_strategy_with_movement_against_the_bound() {
     let chart = std::fs::read_to_string(&svg).unwrap();
     assert!(chart.starts_with("<svg") && chart.matches("<circle").count() >= 32);
     let _ = std::fs::remove_file(svg);
+}
+
+/// The random groups: seeded (same seed, same figures; another seed, other groups), shaped as
+/// documented, and a balanced strategy never moves fewer queues than the bound.
+#[test]
+fn compare_measures_seeded_random_groups_shaped_like_deployments() {
+    let random = |seed: &str| {
+        let out = run(&["compare", "--topics", "1", "--queues", "2", "--members", "2", "--random-groups", "6", "--seed", seed, "--json"], "");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["random"].clone()
+    };
+    let (a, again, other) = (random("7"), random("7"), random("8"));
+    assert_eq!(a, again);
+    assert_ne!(a["groups"], other["groups"]);
+    assert_eq!(a["seed"], 7);
+    assert_eq!(a["summary"].as_array().unwrap().len(), 4);
+    let groups = a["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 4 * 6);
+    for g in groups {
+        let (topics, queues, members) = (g["topics"].as_u64().unwrap(), g["queues"].as_u64().unwrap(), g["members"].as_u64().unwrap());
+        assert!((1..=40).contains(&topics) && (topics..=16 * topics).contains(&queues) && (2..=24).contains(&members), "{g}");
+        if g["strategy"] == "BALANCED_STICKY" {
+            assert!(g["join_moved"].as_u64().unwrap() >= g["join_bound"].as_u64().unwrap(), "{g}");
+            assert!(g["leave_moved"].as_u64().unwrap() >= g["leave_bound"].as_u64().unwrap(), "{g}");
+        }
+    }
 }

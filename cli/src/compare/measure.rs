@@ -1,0 +1,82 @@
+//! One group measured: its balance, and its movement on one join and one leave against the fewest
+//! moves any balanced assignment needs (`movement_bound`, an exact min-cost flow).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rocketmq_rebalance::movement_bound::lower_bound;
+use rocketmq_rebalance::{java_order, MessageQueue, Strategy};
+
+type Owners = HashMap<MessageQueue, String>;
+
+pub(super) struct Measured {
+    /// Most-loaded member's queues over the average.
+    pub max_over_avg: f64,
+    /// Largest difference between two members' counts within one topic.
+    pub topic_spread: usize,
+    pub idle_members: usize,
+    pub join_moved: usize,
+    pub join_bound: usize,
+    pub leave_moved: usize,
+    pub leave_bound: usize,
+}
+
+/// Owners as clients compute them: Java strategies per topic (RebalanceImpl), a strategy that
+/// balances across topics once over every topic.
+fn owners(strategy: &dyn Strategy, queues: &[MessageQueue], ids: &[String]) -> Result<Owners, String> {
+    let mut ids = ids.to_vec();
+    java_order::sort_client_ids(&mut ids);
+    let mut calls: BTreeMap<&str, Vec<MessageQueue>> = BTreeMap::new();
+    let whole = strategy.balances_across_topics();
+    for q in queues {
+        calls.entry(if whole { "" } else { &q.topic }).or_default().push(q.clone());
+    }
+    let mut out = Owners::new();
+    for (_, mut qs) in calls {
+        java_order::sort_queues(&mut qs);
+        let view = strategy.allocate_group("compare", &qs, &ids).map_err(|e| e.to_string())?;
+        for (q, owners) in view.ownership(&qs).queues() {
+            if let Some(o) = owners.iter().next() {
+                out.insert(q.clone(), o.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn moved(before: &Owners, after: &Owners) -> usize {
+    before.iter().filter(|(q, o)| after.get(*q) != Some(*o)).count()
+}
+
+/// `ids` consume `queues`; then `newcomer` joins, and (separately) `ids[leaving]` leaves.
+pub(super) fn measure(strategy: &dyn Strategy, queues: &[MessageQueue], ids: &[String], newcomer: &str, leaving: usize) -> Result<Measured, String> {
+    let mut joined = ids.to_vec();
+    joined.push(newcomer.to_owned());
+    let mut left = ids.to_vec();
+    left.remove(leaving);
+    let before = owners(strategy, queues, ids)?;
+    let (after_join, after_leave) = (owners(strategy, queues, &joined)?, if left.is_empty() { Owners::new() } else { owners(strategy, queues, &left)? });
+    let mut load: HashMap<&str, usize> = ids.iter().map(|i| (i.as_str(), 0)).collect();
+    let mut per_topic: HashMap<(&str, &str), usize> = HashMap::new();
+    for (q, o) in &before {
+        *load.entry(o).or_default() += 1;
+        *per_topic.entry((&q.topic, o.as_str())).or_default() += 1;
+    }
+    let topics: BTreeSet<&str> = queues.iter().map(|q| &*q.topic).collect();
+    let spread = topics
+        .iter()
+        .map(|topic| {
+            let counts: Vec<usize> = ids.iter().map(|i| per_topic.get(&(*topic, i.as_str())).copied().unwrap_or(0)).collect();
+            counts.iter().max().unwrap_or(&0) - counts.iter().min().unwrap_or(&0)
+        })
+        .max()
+        .unwrap_or(0);
+    Ok(Measured {
+        max_over_avg: *load.values().max().unwrap_or(&0) as f64 / (queues.len() as f64 / ids.len() as f64),
+        topic_spread: spread,
+        idle_members: load.values().filter(|n| **n == 0).count(),
+        join_moved: moved(&before, &after_join),
+        join_bound: lower_bound(&before, queues, &joined),
+        leave_moved: moved(&before, &after_leave),
+        leave_bound: if left.is_empty() { 0 } else { lower_bound(&before, queues, &left) },
+    })
+}
