@@ -40,8 +40,8 @@ import org.apache.rocketmq.remoting.protocol.header.NotifyConsumerIdsChangedRequ
  * {@link RebalanceConfig.Semantics#JAVA} makes Java's decisions instead, for comparison.
  *
  * <p>Rounds run every 20 s and at once when the broker notifies that the group's ids changed;
- * broker locks are renewed every 20 s; listener offsets are committed every 5 s (synchronously)
- * and whenever a queue is released. One thread calls the listener, queue after queue. Needs
+ * broker locks are renewed every 20 s; listener offsets are committed every second (synchronously,
+ * those that moved) and whenever a queue is released. One thread calls the listener, queue after queue. Needs
  * rocketmq-client 5.x.
  */
 public class SafeOrderlyConsumer {
@@ -55,7 +55,9 @@ public class SafeOrderlyConsumer {
     private RebalanceConfig.ConsumeFrom consumeFrom = RebalanceConfig.ConsumeFrom.LAST_OFFSET;
     private final Map<String, Long> timing = new LinkedHashMap<>();
     private long rebalanceIntervalMs = 20_000;
-    private long persistIntervalMs = 5_000;
+    private long persistIntervalMs = 1_000;
+    /** The offset last committed per queue, so the periodic commit sends only what moved. */
+    private final Map<MessageQueue, Long> committed = new java.util.concurrent.ConcurrentHashMap<>();
     private MessageListenerOrderly listener;
 
     private ScheduledExecutorService rebalanceThread;
@@ -96,6 +98,15 @@ public class SafeOrderlyConsumer {
     /** Overrides one of the engine's timing constants (docs/engine-json.md). */
     public void setTiming(String key, long ms) {
         timing.put(key, ms);
+    }
+
+    /**
+     * How often the listener's offsets are committed (default 1 s; only queues whose offset moved).
+     * Java's push consumer commits with every pull request and every 5 s; after a crash, the next
+     * owner consumes again what was consumed since the last commit.
+     */
+    public void setPersistIntervalMillis(long ms) {
+        this.persistIntervalMs = ms;
     }
 
     /** How often a round and a lock renewal run without a notification (default 20 s, as Java). */
@@ -241,10 +252,15 @@ public class SafeOrderlyConsumer {
             return;
         }
         long now = nowMs();
-        rebalancer.held().forEach((mq, state) -> {
-            if (!state.dropped && rebalancer.isConsumable(mq, state.generation, now)) {
+        Map<MessageQueue, io.github.rocketmqrebalance.engine.QueueState> held = rebalancer.held();
+        committed.keySet().retainAll(held.keySet());
+        held.forEach((mq, state) -> {
+            long offset = host.offsets().readOffset(mq, org.apache.rocketmq.client.consumer.store.ReadOffsetType.READ_FROM_MEMORY);
+            Long last = committed.get(mq);
+            if (offset >= 0 && (last == null || last != offset) && !state.dropped && rebalancer.isConsumable(mq, state.generation, now)) {
                 try {
                     host.persistOffset(mq);
+                    committed.put(mq, offset);
                 } catch (Exception e) {
                     LOG.log(Level.FINE, "offset commit of " + mq + " failed; retried in " + persistIntervalMs + " ms", e);
                 }
