@@ -3,7 +3,8 @@
 //! The ring is rebuilt exactly as `ConsistentHashRouter` builds it, overwrites and all (see
 //! [`Ring::build`]). Building it costs `ids x virtual nodes` MD5 digests, so the last ring is
 //! kept and reused while the id list is unchanged: a rebalance round asks for the same ids every
-//! 20 s, and the whole-group view asks once per member otherwise.
+//! 20 s, and the whole-group view asks once per member otherwise. The queue keys' digests are
+//! remembered the same way, for the last queue lists ([`KeyDigests`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -11,6 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use md5::{Digest, Md5};
 
+use super::key_digests::{ring_hash, KeyDigests};
 use super::{check, check_group, distinct_in_order, Allocation, Strategy};
 use crate::error::{Error, Result};
 use crate::group::{GroupAllocation, MemberShare};
@@ -27,11 +29,12 @@ pub const MAX_RING_ENTRIES: u64 = 1 << 24;
 pub struct ConsistentHash {
     virtual_nodes: u32,
     last_ring: Mutex<Option<Arc<Ring>>>,
+    digests: KeyDigests,
 }
 
 impl Default for ConsistentHash {
     fn default() -> Self {
-        ConsistentHash { virtual_nodes: DEFAULT_VIRTUAL_NODES, last_ring: Mutex::new(None) }
+        ConsistentHash { virtual_nodes: DEFAULT_VIRTUAL_NODES, last_ring: Mutex::new(None), digests: KeyDigests::default() }
     }
 }
 
@@ -46,7 +49,7 @@ impl ConsistentHash {
             strategy: "CONSISTENT_HASH".into(),
             reason: format!("virtual_node_count {virtual_nodes} does not fit Java's int"),
         })?;
-        Ok(ConsistentHash { virtual_nodes, last_ring: Mutex::new(None) })
+        Ok(ConsistentHash { virtual_nodes, last_ring: Mutex::new(None), digests: KeyDigests::default() })
     }
 
     pub fn virtual_nodes(&self) -> u32 {
@@ -66,17 +69,12 @@ impl ConsistentHash {
     }
 
     /// Routes every queue: `owner[i]` is the index (into `ring.members`) of the owner of
-    /// `mq_all[i]`, or None on an empty ring.
-    fn route_all<'a>(ring: &'a Ring, mq_all: &'a [MessageQueue]) -> impl Iterator<Item = Option<u32>> + 'a {
-        let mut hasher = Md5::new();
-        let mut key = String::with_capacity(96);
-        mq_all.iter().map(move |mq| {
-            if ring.points.is_empty() {
-                return None;
-            }
-            mq.write_java_string(&mut key);
-            Some(ring.route(hash_key(&mut hasher, &key)))
-        })
+    /// `mq_all[i]`, or None on an empty ring (then nothing is hashed).
+    fn route_all(&self, ring: &Ring, mq_all: &[MessageQueue]) -> Vec<Option<u32>> {
+        if ring.points.is_empty() {
+            return vec![None; mq_all.len()];
+        }
+        self.digests.of(mq_all).iter().map(|&hash| Some(ring.route(hash))).collect()
     }
 }
 
@@ -117,7 +115,7 @@ impl Ring {
                 key.clear();
                 // Java's replica index is an int; it cannot exceed MAX_RING_ENTRIES here.
                 let _ = write!(key, "{id}-{}", existing + k);
-                if let Some(previous) = ring.insert(hash_key(&mut hasher, &key), member) {
+                if let Some(previous) = ring.insert(ring_hash(&mut hasher, &key), member) {
                     owned[previous as usize] -= 1;
                 }
                 owned[member as usize] += 1;
@@ -135,16 +133,9 @@ impl Ring {
     }
 }
 
-/// `MD5Hash.hash`: the first four digest bytes, big-endian, unsigned.
-fn hash_key(hasher: &mut Md5, key: &str) -> u32 {
-    hasher.update(key.as_bytes());
-    let digest = hasher.finalize_reset();
-    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
-}
-
 /// The MD5 ring hash of an arbitrary key, exposed for tests and benchmarks.
 pub fn md5_ring_hash(key: &str) -> u32 {
-    hash_key(&mut Md5::new(), key)
+    ring_hash(&mut Md5::new(), key)
 }
 
 impl Strategy for ConsistentHash {
@@ -158,7 +149,7 @@ impl Strategy for ConsistentHash {
         }
         let ring = self.ring_for(cid_all)?;
         let me = ring.members.iter().position(|m| m == current_id).map(|i| i as u32);
-        let positions = Self::route_all(&ring, mq_all).enumerate().filter(|&(_, owner)| owner.is_some() && owner == me).map(|(i, _)| i).collect();
+        let positions = self.route_all(&ring, mq_all).into_iter().enumerate().filter(|&(_, owner)| owner.is_some() && owner == me).map(|(i, _)| i).collect();
         Ok(Allocation::Positions(positions))
     }
 
@@ -170,7 +161,7 @@ impl Strategy for ConsistentHash {
         }
         let ring = self.ring_for(cid_all)?;
         let mut shares: Vec<Vec<usize>> = vec![Vec::new(); ring.members.len()];
-        for (i, owner) in Self::route_all(&ring, mq_all).enumerate() {
+        for (i, owner) in self.route_all(&ring, mq_all).into_iter().enumerate() {
             if let Some(owner) = owner {
                 shares[owner as usize].push(i);
             }
@@ -194,6 +185,29 @@ mod tests {
     fn ring_hash_is_first_four_md5_bytes_big_endian() {
         assert_eq!(md5_ring_hash("a"), 0x0cc1_75b9);
         assert_eq!(md5_ring_hash(""), 0xd41d_8cd9);
+    }
+
+    /// One instance shared by threads over interleaved routes (each remembered, some equal, some
+    /// differing by one queue) answers as a fresh instance, which hashes everything, does.
+    #[test]
+    fn remembered_digests_give_the_answers_of_a_fresh_instance() {
+        let shared = ConsistentHash::default();
+        let ids: Vec<String> = (0..7).map(|i| format!("10.0.0.{i}@{i}")).collect();
+        let lists: Vec<Vec<MessageQueue>> = (0..5).map(|t| (0..20).map(|q| MessageQueue::new(format!("T{}", t % 3), "b", q + t)).collect()).collect();
+        std::thread::scope(|s| {
+            for k in 0..4 {
+                let (shared, ids, lists) = (&shared, &ids, &lists);
+                s.spawn(move || {
+                    for round in 0..30 {
+                        let l = &lists[(round + k) % lists.len()];
+                        for id in ids {
+                            let fresh = ConsistentHash::default().allocate_positions("g", id, l, ids).unwrap();
+                            assert_eq!(shared.allocate_positions("g", id, l, ids).unwrap(), fresh);
+                        }
+                    }
+                });
+            }
+        });
     }
 
     #[test]

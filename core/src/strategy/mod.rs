@@ -8,6 +8,7 @@ mod by_circle;
 mod by_config;
 mod by_machine_room;
 mod consistent_hash;
+mod key_digests;
 mod machine_room_nearby;
 
 use std::borrow::Cow;
