@@ -5,7 +5,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -173,8 +172,8 @@ final class ConsumeLoop implements Runnable {
         }
         lock.lock();
         try {
-            OptionalLong generation = r.generation(mq);
-            if (!generation.isPresent() || generation.getAsLong() != p.generation || !r.isConsumable(mq, p.generation, clock.getAsLong())) {
+            // False as well when the queue's current state is another generation than this one.
+            if (!r.isConsumable(mq, p.generation, clock.getAsLong())) {
                 return;
             }
             List<MessageExt> fresh = new ArrayList<>();

@@ -60,6 +60,7 @@ public class SafeOrderlyConsumer {
     private final Map<MessageQueue, Long> committed = new java.util.concurrent.ConcurrentHashMap<>();
     private MessageListenerOrderly listener;
 
+    private MQClientInstance client;
     private ScheduledExecutorService rebalanceThread;
     private Thread consumeThread;
     private volatile ConsumeLoop loop;
@@ -145,7 +146,7 @@ public class SafeOrderlyConsumer {
             throw new IllegalStateException("subscribe to a topic and register a listener before start()");
         }
         puller.start();
-        MQClientInstance client = MQClientManager.getInstance().getOrCreateMQClientInstance(puller);
+        client = MQClientManager.getInstance().getOrCreateMQClientInstance(puller);
         RebalanceConfig.Builder config = RebalanceConfig.builder(group, client.getClientId()).orderly(true).semantics(semantics).consumeFrom(consumeFrom);
         timing.forEach(config::timing);
         ConsumeLocks consumeLocks = new ConsumeLocks();
@@ -208,7 +209,6 @@ public class SafeOrderlyConsumer {
             return;
         }
         try {
-            MQClientInstance client = MQClientManager.getInstance().getOrCreateMQClientInstance(puller);
             Map<String, TopicView> views = new LinkedHashMap<>();
             for (String topic : topics) {
                 List<MessageQueue> queues = null;

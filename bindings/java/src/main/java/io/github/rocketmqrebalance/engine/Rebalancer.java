@@ -118,11 +118,7 @@ public final class Rebalancer implements AutoCloseable {
 
     /** The queue's start offset, as a round computes it; a failing callback throws RuntimeException with its message. */
     public StartOffset startOffset(MessageQueue mq, RebalanceHost host) {
-        long[] start = new long[2];
-        withHost(host, b -> {
-            System.arraycopy(EngineNative.startOffset(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), b), 0, start, 0, 2);
-            return null;
-        });
+        long[] start = withHost(host, b -> EngineNative.startOffset(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), b));
         return new StartOffset(start[0], start[1] != 0);
     }
 
@@ -180,7 +176,7 @@ public final class Rebalancer implements AutoCloseable {
     }
 
     /** One engine call with a host: an Error a callback threw is rethrown once the engine has returned. */
-    private static String withHost(RebalanceHost host, java.util.function.Function<HostBridge, String> call) {
+    private static <T> T withHost(RebalanceHost host, java.util.function.Function<HostBridge, T> call) {
         HostBridge bridge = new HostBridge(host);
         try {
             return call.apply(bridge);
