@@ -41,3 +41,29 @@ for size in ["16x4", "1000x100", "100000x1000"]:
     cold = ns(group, "one_member_cold_ring_CONSISTENT_HASH")
     print(f"| {size} | CONSISTENT_HASH, new ring and route each call | {fmt(cold)} | | | | {cold / md5:.2f}x |")
     print(f"| {size} | baseline: one pass / MD5 of keys | {fmt(one_pass)} | {fmt(md5)} | | | |")
+
+
+# Consistent hash warm and cold against the single-stream MD5 of its keys, and the MD5 paths.
+print()
+print("| size (queues x ids) | one member, warm (same route) | group view, warm | route new to the instance (ring kept) | new ring and route | MD5 of keys, one stream | warm / MD5 | route new / MD5 |")
+print("|---|---|---|---|---|---|---|---|")
+paths = {}
+for size in ["16x4", "1000x100", "100000x1000"]:
+    group = f"strategies_{size}"
+    if not (root / group).exists():
+        continue
+    md5 = ns(group, "baseline_md5_queue_keys")
+    warm, whole = ns(group, "one_member/CONSISTENT_HASH"), ns(group, "group/CONSISTENT_HASH")
+    route, cold = ns(group, "one_member_cold_route_CONSISTENT_HASH"), ns(group, "one_member_cold_ring_CONSISTENT_HASH")
+    print(f"| {size} | {fmt(warm)} | {fmt(whole)} | {fmt(route)} | {fmt(cold)} | {fmt(md5)} | {warm / md5:.2f}x | {route / md5:.2f}x |")
+    batch = root / group / "md5_queue_keys_batch"
+    for path_dir in sorted(batch.iterdir()) if batch.exists() else []:
+        if (path_dir / "new").exists():
+            paths.setdefault(path_dir.name, {})[size] = ns(group, f"md5_queue_keys_batch/{path_dir.name}") / md5
+if paths:
+    sizes = ["16x4", "1000x100", "100000x1000"]
+    print()
+    print("| MD5 path (keys written and hashed many at once) | " + " | ".join(f"{s} / one stream" for s in sizes) + " |")
+    print("|---|" + "---|" * len(sizes))
+    for name, by_size in sorted(paths.items(), key=lambda kv: -kv[1].get("100000x1000", 0)):
+        print(f"| {name} | " + " | ".join(f"{by_size[s]:.2f}x" if s in by_size else "" for s in sizes) + " |")

@@ -34,6 +34,12 @@ python3 scripts/check_links.py
 step "Rust: unit, conformance-vector, property, engine, simulator and CLI tests"
 # The default members are the pure-Rust crates; the bindings are built and tested below.
 cargo test --locked
+# The conformance vectors again on every other MD5 path this CPU can run (the run above used
+# the best one); the batch tests above already compared every path with scalar digests.
+for md5_path in $(cargo run --locked -q -p rocketmq-rebalance --example md5_paths); do
+  echo "conformance vectors on MD5 path $md5_path"
+  RMQ_REBALANCE_MD5=$md5_path cargo test --locked -q -p rocketmq-rebalance --test conformance
+done
 
 step "C ABI: header check, C11 tests (plain, ASan+UBSan, valgrind), C++ wrapper (GoogleTest), pkg-config and CMake examples"
 scripts/test-c.sh

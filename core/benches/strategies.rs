@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use md5::{Digest, Md5};
+use rocketmq_rebalance::md5_batch::{ring_hashes, Md5Path};
 use rocketmq_rebalance::strategy::{Averagely, AveragelyByCircle, BalancedSticky, ByMachineRoom, ConsistentHash, MachineRoomNearby, SeparatorResolver};
 use rocketmq_rebalance::{java_order, MessageQueue, Strategy};
 
@@ -74,6 +75,13 @@ fn bench(c: &mut Criterion) {
                 acc
             })
         });
+        // The same keys through each MD5 path this CPU has, many at once (the strategies use the
+        // best one, or the one RMQ_REBALANCE_MD5 names).
+        for path in Md5Path::available() {
+            g.bench_function(BenchmarkId::new("md5_queue_keys_batch", path.name()), |b| {
+                b.iter(|| ring_hashes(path, queues.len(), |i, key| black_box(&queues)[i].write_java_bytes(key)))
+            });
+        }
         for (name, s) in strategies() {
             g.bench_with_input(BenchmarkId::new("one_member", name), &(), |b, _| {
                 b.iter(|| s.allocate_positions("g", current, black_box(&queues), &ids).unwrap())
@@ -84,7 +92,8 @@ fn bench(c: &mut Criterion) {
         // after an unchanged one. Cold route: the ring is kept (same ids), the queue list is new
         // to the instance, so every key is hashed (the setup, not timed, builds the ring).
         g.bench_function("one_member_cold_route/CONSISTENT_HASH", |b| {
-            b.iter_batched(
+            // `_ref`: the instance (and the digests it kept) is dropped outside the timing.
+            b.iter_batched_ref(
                 || {
                     let s = ConsistentHash::default();
                     s.allocate_positions("g", current, &queues[..1], &ids).unwrap();

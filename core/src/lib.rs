@@ -23,6 +23,7 @@ pub mod engine;
 pub mod error;
 pub mod group;
 pub mod java_order;
+pub mod md5_batch;
 pub mod movement_bound;
 pub mod queue;
 pub mod strategy;

@@ -53,12 +53,45 @@ impl MessageQueue {
 
     /// Writes Java's `toString()` form, which the consistent-hash strategy hashes, into `out`
     /// (cleared first) so that hot loops can reuse one buffer.
+    /// Appends the bytes of Java's `toString()` (UTF-8, as `String.getBytes()` gives them with
+    /// `file.encoding=UTF-8`) to `out`, without an intermediate `String`.
+    pub fn write_java_bytes(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"MessageQueue [topic=");
+        out.extend_from_slice(self.topic.as_bytes());
+        out.extend_from_slice(b", brokerName=");
+        out.extend_from_slice(self.broker_name.as_bytes());
+        out.extend_from_slice(b", queueId=");
+        push_decimal(out, self.queue_id);
+        out.push(b']');
+    }
+
     pub fn write_java_string(&self, out: &mut String) {
         use fmt::Write;
         out.clear();
         // Writing to a String cannot fail.
         let _ = write!(out, "{self}");
     }
+}
+
+/// `Integer.toString(n)`: the formatter's machinery costs as much as the rest of a key, and
+/// consistent hash writes one key per queue.
+fn push_decimal(out: &mut Vec<u8>, n: i32) {
+    let mut digits = [0u8; 11];
+    let mut at = digits.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        at -= 1;
+        digits[at] = b'-';
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// Java's `toString()`: `MessageQueue [topic=T, brokerName=B, queueId=N]`.
@@ -103,6 +136,20 @@ mod tests {
     fn java_to_string_form() {
         let q = MessageQueue::new("TopicA", "broker-a", 3);
         assert_eq!(q.to_string(), "MessageQueue [topic=TopicA, brokerName=broker-a, queueId=3]");
+    }
+
+    /// The byte writer and `Display` are two spellings of one Java `toString()`.
+    #[test]
+    fn java_bytes_are_the_java_string() {
+        let mut bytes = Vec::new();
+        for id in [i32::MIN, -10, -1, 0, 9, 10, 99, 100, 12_345, i32::MAX] {
+            for (topic, broker) in [("TopicA", "broker-a"), ("主题", "hz@b"), ("", "")] {
+                let q = MessageQueue::new(topic, broker, id);
+                bytes.clear();
+                q.write_java_bytes(&mut bytes);
+                assert_eq!(bytes, q.to_string().into_bytes());
+            }
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use rocketmq_rebalance::batch::{Case, Outcome};
+use rocketmq_rebalance::md5_batch::Md5Path;
 use rocketmq_rebalance::{java_order, MessageQueue, StrategyConfig};
 use serde_json::Value;
 
@@ -73,6 +74,18 @@ fn check_group_view_agrees(case: &Case, got: &Outcome, failures: &mut Vec<String
             }
         }
         Err(e) => failures.push(format!("{}: group view failed: {e}", case.id)),
+    }
+}
+
+/// The test command runs this file once per MD5 path the CPU has (`RMQ_REBALANCE_MD5`): make
+/// sure the path asked for is the one the strategies use, so a typo cannot pass as coverage.
+#[test]
+fn md5_path_is_the_one_asked_for() {
+    let active = Md5Path::active();
+    eprintln!("MD5 path: {} ({} lanes)", active.name(), active.lanes());
+    match std::env::var(rocketmq_rebalance::md5_batch::PATH_VARIABLE).as_deref() {
+        Ok("auto") | Err(_) => assert_eq!(active, Md5Path::best()),
+        Ok(asked) => assert_eq!(active.name(), asked, "the path asked for is not available on this CPU"),
     }
 }
 

@@ -193,7 +193,7 @@ impl Host for SimHost<'_> {
 
     fn try_consume_lock(&mut self, queue: &MessageQueue, _generation: u64, _wait_ms: u64) -> bool {
         // Busy while any listener call on the queue runs, whatever its generation.
-        !self.calls.get(queue).is_some_and(|c| c.end > self.world.now)
+        self.calls.get(queue).is_none_or(|c| c.end <= self.world.now)
     }
 
     fn release_consume_lock(&mut self, _queue: &MessageQueue, _generation: u64) {}

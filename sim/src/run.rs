@@ -360,7 +360,7 @@ impl Sim<'_> {
             let stale: Vec<MessageQueue> =
                 group.rebalancer.held().filter(|(q, s)| !s.dropped && !group.rebalancer.is_consumable(q, s.generation, now)).map(|(q, _)| q.clone()).collect();
             for q in stale {
-                if group.next_lock_one.get(&q).map_or(true, |&at| at <= now) {
+                if group.next_lock_one.get(&q).is_none_or(|&at| at <= now) {
                     if let Ok(report) = group.rebalancer.lock_queue(&q, now, &mut host) {
                         host.world.checks.note_lost(&report.lost, instance, now);
                     }

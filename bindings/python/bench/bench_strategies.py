@@ -4,7 +4,10 @@ side by side in one run (a benchmark, not a test). Prints a Markdown table.
     python bindings/python/bench/bench_strategies.py [--quick]
 
 The pure-Python versions follow the Java classes line by line, as a Python client would carry
-them today; the script first checks that both give the same answers.
+them today; consistent hash also has a careful version (its ring built once per id list and
+kept, as the wheel keeps it), the honest baseline. The script first checks that all agree. Each
+call repeats the same route, as rebalance rounds do every 20 s (the wheel remembers the digests
+of the routes it saw; the pure-Python versions have nothing to remember them in).
 """
 
 from __future__ import annotations
@@ -58,6 +61,44 @@ def py_consistent_hash(group: str, current: str, mqs: Sequence[MQ], cids: Sequen
     return out
 
 
+# The ring per id list, as a careful client keeps it between rounds (the id list rarely changes).
+_RINGS: Dict[Tuple[Tuple[str, ...], int], Tuple[List[int], List[str]]] = {}
+
+
+def py_consistent_hash_careful(group: str, current: str, mqs: Sequence[MQ], cids: Sequence[str], vnodes: int = 10) -> List[MQ]:
+    """Consistent hash as a careful Python client writes it: the ring built once per id list
+    (Java's overwrite rules, counts kept in a dict) and kept, hashlib MD5 and bisect per queue."""
+    if current not in cids:
+        return []
+    ring = _RINGS.get((tuple(cids), vnodes))
+    if ring is None:
+        owner: Dict[int, str] = {}
+        owned: Dict[str, int] = {}
+        for cid in cids:
+            existing = owned.get(cid, 0)
+            for i in range(vnodes):
+                point = _md5_32(f"{cid}-{existing + i}")
+                previous = owner.get(point)
+                if previous is not None:
+                    owned[previous] -= 1
+                owner[point] = cid
+                owned[cid] = owned.get(cid, 0) + 1
+        points = sorted(owner)
+        ring = (points, [owner[p] for p in points])
+        _RINGS.clear()
+        _RINGS[(tuple(cids), vnodes)] = ring
+    points, owners = ring
+    if not points:
+        return []
+    md5, bisect_left, last = hashlib.md5, bisect.bisect_left, len(points)
+    out = []
+    for mq in mqs:
+        at = bisect_left(points, int.from_bytes(md5(str(mq).encode("utf-8")).digest()[:4], "big"))
+        if owners[at if at < last else 0] == current:
+            out.append(mq)
+    return out
+
+
 def py_nearby(group: str, current: str, mqs: Sequence[MQ], cids: Sequence[str]) -> List[MQ]:
     if current not in cids:
         return []
@@ -98,6 +139,7 @@ CASES: List[Tuple[str, Callable[..., List[MQ]], rr.Strategy, str]] = [
     ("AVG", py_averagely, rr.Averagely(), "-"),
     ("AVG_BY_CIRCLE", py_circle, rr.AveragelyByCircle(), "-"),
     ("CONSISTENT_HASH", py_consistent_hash, rr.ConsistentHash(), "-"),
+    ("CONSISTENT_HASH, careful Python", py_consistent_hash_careful, rr.ConsistentHash(), "-"),
     ("MACHINE_ROOM_NEARBY-AVG", py_nearby, rr.MachineRoomNearby(rr.Averagely(), rr.SeparatorResolver()), "-"),
     ("MACHINE_ROOM", py_by_machine_room, rr.ByMachineRoom(["hz"]), "@"),
 ]
@@ -123,6 +165,28 @@ def main() -> None:
             t_py = best(lambda: py_impl("g", current, mqs, cids), budget)
             t_rs = best(lambda: strategy.allocate("g", current, mqs, cids), budget)
             print(f"| {n}x{m} | {name} | {t_py * 1e6:,.1f} us | {t_rs * 1e6:,.1f} us | {t_py / t_rs:,.1f}x |", flush=True)
+        cold_route(n, m)
+
+
+def cold_route(n: int, m: int) -> None:
+    """Consistent hash when every call brings a route the wheel has not seen (same ids, so the
+    ring is kept on both sides): calls cycle through more queue lists than the wheel remembers
+    (64 lists, 262,144 queues in all)."""
+    _, cids = inputs(n, m, "-")
+    count = 3 if n >= 100_000 else 65
+    routes = [rr.sort_like_java([MQ(f"Topic{k}", f"hz-broker-{i % 8}", i // 8) for i in range(n)]) for k in range(count)]
+    strategy, current = rr.ConsistentHash(), cids[m // 2]
+    turn = {"py": 0, "rs": 0}
+
+    def call(side: str, f: Callable[..., List[MQ]]) -> List[MQ]:
+        turn[side] += 1
+        return f("g", current, routes[turn[side] % count], cids)
+
+    assert call("py", py_consistent_hash_careful) == call("rs", strategy.allocate)
+    budget = 0.5 if n < 100_000 else 3.0
+    t_py = best(lambda: call("py", py_consistent_hash_careful), budget)
+    t_rs = best(lambda: call("rs", strategy.allocate), budget)
+    print(f"| {n}x{m} | CONSISTENT_HASH, careful Python, route new each call | {t_py * 1e6:,.1f} us | {t_rs * 1e6:,.1f} us | {t_py / t_rs:,.1f}x |", flush=True)
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ impl Rebalancer {
     pub fn lock_queue(&mut self, queue: &MessageQueue, now_ms: u64, host: &mut dyn Host) -> Result<LockReport> {
         self.enter(now_ms)?;
         let mut report = LockReport::default();
-        if !self.table.get(queue).is_some_and(|e| !e.dropped()) {
+        if self.table.get(queue).is_none_or(|e| e.dropped()) {
             return Ok(report);
         }
         match host.lock(&queue.broker_name, std::slice::from_ref(queue)) {

@@ -10,12 +10,11 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use md5::{Digest, Md5};
-
-use super::key_digests::{ring_hash, KeyDigests};
+use super::key_digests::KeyDigests;
 use super::{check, check_group, distinct_in_order, Allocation, Strategy};
 use crate::error::{Error, Result};
 use crate::group::{GroupAllocation, MemberShare};
+use crate::md5_batch::{ring_hash, ring_hashes, Md5Path};
 use crate::queue::MessageQueue;
 
 /// Java's default: 10 virtual nodes per client id.
@@ -86,6 +85,11 @@ struct Ring {
     /// Distinct ids in order of first appearance.
     members: Vec<String>,
     points: Vec<(u32, u32)>,
+    /// `buckets[b]` = the first point whose hash's top bits are >= b, so a lookup searches only
+    /// the few points of one bucket (about one per bucket) instead of the whole ring.
+    buckets: Vec<u32>,
+    /// Hash bits below the bucket number.
+    shift: u32,
 }
 
 impl Ring {
@@ -103,19 +107,36 @@ impl Ring {
         }
         let members: Vec<String> = distinct_in_order(cid_all).into_iter().map(str::to_owned).collect();
         let member_of: HashMap<&str, u32> = members.iter().enumerate().map(|(i, id)| (id.as_str(), i as u32)).collect();
+        let vnodes = u64::from(virtual_nodes);
+        // Every key is hashed up front, many at once, with the replica numbers it has when no
+        // two ring keys collide: each occurrence of an id continues where the previous stopped.
+        // The Java walk below uses a precomputed hash only where its own count agrees (a 32-bit
+        // collision between earlier keys can shift a repeated id's numbers).
+        let mut planned = vec![0u64; members.len()];
+        let first_replica: Vec<u64> = cid_all
+            .iter()
+            .map(|id| {
+                let count = &mut planned[member_of[id.as_str()] as usize];
+                *count += vnodes;
+                *count - vnodes
+            })
+            .collect();
+        let per_id = virtual_nodes as usize;
+        let hashes = ring_hashes(Md5Path::active(), entries as usize, |i, key| {
+            use std::io::Write;
+            let (at, k) = (i / per_id, i % per_id);
+            let _ = write!(key, "{}-{}", cid_all[at], first_replica[at] + k as u64);
+        });
         let mut owned = vec![0u64; members.len()];
         let mut ring: HashMap<u32, u32> = HashMap::with_capacity(entries as usize);
-        let mut hasher = Md5::new();
-        let mut key = String::with_capacity(64);
-        for id in cid_all {
+        for (at, id) in cid_all.iter().enumerate() {
             let member = member_of[id.as_str()];
             let existing = owned[member as usize];
-            for k in 0..u64::from(virtual_nodes) {
-                use std::fmt::Write;
-                key.clear();
+            for k in 0..vnodes {
                 // Java's replica index is an int; it cannot exceed MAX_RING_ENTRIES here.
-                let _ = write!(key, "{id}-{}", existing + k);
-                if let Some(previous) = ring.insert(ring_hash(&mut hasher, &key), member) {
+                let hash =
+                    if existing == first_replica[at] { hashes[at * per_id + k as usize] } else { ring_hash(format!("{id}-{}", existing + k).as_bytes()) };
+                if let Some(previous) = ring.insert(hash, member) {
                     owned[previous as usize] -= 1;
                 }
                 owned[member as usize] += 1;
@@ -123,19 +144,41 @@ impl Ring {
         }
         let mut points: Vec<(u32, u32)> = ring.into_iter().collect();
         points.sort_unstable_by_key(|&(hash, _)| hash);
-        Ok(Ring { ids: cid_all.to_vec(), members, points })
+        let (buckets, shift) = bucket_index(&points);
+        Ok(Ring { ids: cid_all.to_vec(), members, points, buckets, shift })
     }
 
     /// `routeNode`: the first point with hash >= `hash`, wrapping to the smallest.
     fn route(&self, hash: u32) -> u32 {
-        let at = self.points.partition_point(|&(h, _)| h < hash);
+        let bucket = (u64::from(hash) >> self.shift) as usize;
+        let (from, to) = (self.buckets[bucket] as usize, self.buckets[bucket + 1] as usize);
+        // Every point before `from` is in a lower bucket (smaller hash), every point from `to`
+        // on in a higher one, so the answer is in from..=to.
+        let at = from + self.points[from..to].partition_point(|&(h, _)| h < hash);
         self.points.get(at).unwrap_or(&self.points[0]).1
     }
 }
 
+/// About one bucket per point (a power of two, at most 2^20), each the index of its first point;
+/// one more entry closes the last bucket.
+fn bucket_index(points: &[(u32, u32)]) -> (Vec<u32>, u32) {
+    let bits = (points.len().max(1).next_power_of_two().trailing_zeros()).min(20);
+    let shift = 32 - bits;
+    let mut buckets = Vec::with_capacity((1 << bits) + 1);
+    let mut at = 0;
+    for bucket in 0..(1u64 << bits) {
+        while at < points.len() && (u64::from(points[at].0) >> shift) < bucket {
+            at += 1;
+        }
+        buckets.push(at as u32);
+    }
+    buckets.push(points.len() as u32);
+    (buckets, shift)
+}
+
 /// The MD5 ring hash of an arbitrary key, exposed for tests and benchmarks.
 pub fn md5_ring_hash(key: &str) -> u32 {
-    ring_hash(&mut Md5::new(), key)
+    ring_hash(key.as_bytes())
 }
 
 impl Strategy for ConsistentHash {
@@ -208,6 +251,26 @@ mod tests {
                 });
             }
         });
+    }
+
+    /// The bucketed lookup answers as a search of the whole ring does, at bucket edges, past
+    /// the last point (wrap) and on rings of 1 to 3,000 points.
+    #[test]
+    fn bucketed_route_equals_a_search_of_the_whole_ring() {
+        for ids in [1usize, 2, 7, 300] {
+            let ids: Vec<String> = (0..ids).map(|i| format!("10.0.0.{i}@{i}")).collect();
+            let ring = Ring::build(&ids, 10).unwrap();
+            let whole = |hash: u32| {
+                let at = ring.points.partition_point(|&(h, _)| h < hash);
+                ring.points.get(at).unwrap_or(&ring.points[0]).1
+            };
+            let edges = ring.points.iter().flat_map(|&(h, _)| [h.wrapping_sub(1), h, h.wrapping_add(1)]);
+            let bucket_edges = (0..ring.buckets.len() as u64).map(|b| ((b << ring.shift) & u64::from(u32::MAX)) as u32);
+            let spread = (0..10_000u32).map(|i| i.wrapping_mul(429_497));
+            for hash in edges.chain(bucket_edges).chain(spread).chain([0, u32::MAX]) {
+                assert_eq!(ring.route(hash), whole(hash), "hash {hash:#x}, {} points", ring.points.len());
+            }
+        }
     }
 
     #[test]

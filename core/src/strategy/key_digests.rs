@@ -9,8 +9,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use md5::{Digest, Md5};
-
+use crate::md5_batch::{ring_hashes, Md5Path};
 use crate::queue::MessageQueue;
 
 /// Lists remembered: a consumer subscribes to a few topics, each with its retry topic.
@@ -44,7 +43,7 @@ impl KeyDigests {
         // A poisoned lock only means another thread panicked between complete updates.
         {
             let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(i) = recent.iter().position(|e| e.queues == mq_all) {
+            if let Some(i) = recent.iter().position(|e| same_list(&e.queues, mq_all)) {
                 let entry = recent.remove(i).expect("found above");
                 let digests = Arc::clone(&entry.digests);
                 recent.push_front(entry);
@@ -73,24 +72,18 @@ impl KeyDigests {
     }
 }
 
-/// Every key written into one reused buffer, hashed by one reused hasher.
-fn hash_all(mq_all: &[MessageQueue]) -> Vec<u32> {
-    let mut hasher = Md5::new();
-    let mut key = String::with_capacity(96);
-    mq_all
-        .iter()
-        .map(|mq| {
-            mq.write_java_string(&mut key);
-            ring_hash(&mut hasher, &key)
-        })
-        .collect()
+/// `==` on the lists, cheaper: the id first, and a name shared with the remembered copy (the
+/// usual case, `Arc<str>` clones of one route) is not read at all. (`Arc<str>`'s own `==`
+/// always compares the bytes.)
+fn same_list(remembered: &[MessageQueue], asked: &[MessageQueue]) -> bool {
+    let same_name = |a: &Arc<str>, b: &Arc<str>| Arc::ptr_eq(a, b) || a == b;
+    remembered.len() == asked.len()
+        && remembered.iter().zip(asked).all(|(r, a)| r.queue_id == a.queue_id && same_name(&r.topic, &a.topic) && same_name(&r.broker_name, &a.broker_name))
 }
 
-/// `MD5Hash.hash`: the first four digest bytes, big-endian, unsigned.
-pub(crate) fn ring_hash(hasher: &mut Md5, key: &str) -> u32 {
-    hasher.update(key.as_bytes());
-    let digest = hasher.finalize_reset();
-    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
+/// Every key written into one reused buffer and hashed on the process's MD5 path, many at once.
+fn hash_all(mq_all: &[MessageQueue]) -> Vec<u32> {
+    ring_hashes(Md5Path::active(), mq_all.len(), |i, buffer| mq_all[i].write_java_bytes(buffer))
 }
 
 #[cfg(test)]

@@ -149,7 +149,7 @@ impl Flow<'_> {
     fn eligible(&self, t: usize, m: usize) -> bool {
         if self.weights.uniform {
             // Every member's share of the topic has the same fractional part.
-            return self.sizes[t] % self.extras.len() != 0;
+            return !self.sizes[t].is_multiple_of(self.extras.len());
         }
         self.weights.remainder(self.sizes[t], m) != 0
     }
