@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::averagely::first_indices;
 use super::{check, check_group, Allocation, Strategy};
@@ -26,16 +27,34 @@ impl ByMachineRoom {
     }
 
     /// Positions of the queues this strategy shares out, in input order.
+    /// A sorted route lists each broker's queues together, so the broker name is parsed and
+    /// looked up once per run of equal names, not once per queue.
     fn eligible(&self, mq_all: &[MessageQueue]) -> Result<Vec<usize>> {
         let mut kept = Vec::new();
+        let mut last: Option<(&Arc<str>, bool)> = None;
         for (i, mq) in mq_all.iter().enumerate() {
-            let Some(idc) = idc_of(&mq.broker_name) else { continue };
-            let idcs = self.consume_idcs.as_ref().ok_or(Error::ConsumeIdcsUnset)?;
-            if idcs.contains(idc) {
+            let keep = match last {
+                // Queues of one route usually share the name's allocation: no bytes to compare.
+                Some((broker, keep)) if Arc::ptr_eq(broker, &mq.broker_name) || broker == &mq.broker_name => keep,
+                _ => {
+                    let keep = self.keeps(&mq.broker_name)?;
+                    last = Some((&mq.broker_name, keep));
+                    keep
+                }
+            };
+            if keep {
                 kept.push(i);
             }
         }
         Ok(kept)
+    }
+
+    /// Java's per-queue test: a broker named "idc@broker" is kept when its idc is consumed here;
+    /// asking with the idcs unset is Java's error.
+    fn keeps(&self, broker_name: &str) -> Result<bool> {
+        let Some(idc) = idc_of(broker_name) else { return Ok(false) };
+        let idcs = self.consume_idcs.as_ref().ok_or(Error::ConsumeIdcsUnset)?;
+        Ok(idcs.contains(idc))
     }
 }
 

@@ -39,4 +39,15 @@ public class NativeAllocateMessageQueueByMachineRoom extends NativeStrategy {
     String configParams() {
         return Json.object("consume_idcs", consumeridcs);
     }
+
+    /** The live set: compared with the registered copy (Set.equals) instead of writing JSON per call. */
+    @Override
+    Object configKey() {
+        return consumeridcs;
+    }
+
+    @Override
+    Object snapshot(Object key) {
+        return key == null ? null : new java.util.HashSet<Object>((Set<?>) key);
+    }
 }

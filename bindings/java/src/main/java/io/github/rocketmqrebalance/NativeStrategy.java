@@ -21,15 +21,29 @@ public abstract class NativeStrategy implements AllocateMessageQueueStrategy {
     /** The core's parameters as JSON. */
     abstract String configParams();
 
+    /**
+     * What the parameters are written from, compared on every call to decide whether the
+     * registration still holds: the JSON itself by default. A strategy whose parameters are
+     * costly to write (a set of names) returns its live field and overrides {@link #snapshot}.
+     */
+    Object configKey() {
+        return configParams();
+    }
+
+    /** A copy of a {@link #configKey()} that later changes to the live field cannot reach. */
+    Object snapshot(Object key) {
+        return key;
+    }
+
     /** The registered id of this configuration, cached while the parameters stay the same. */
     private volatile Registration registration;
 
     private static final class Registration {
-        final String params;
+        final Object key;
         final int id;
 
-        Registration(String params, int id) {
-            this.params = params;
+        Registration(Object key, int id) {
+            this.key = key;
             this.id = id;
         }
     }
@@ -40,10 +54,13 @@ public abstract class NativeStrategy implements AllocateMessageQueueStrategy {
      * needed to allocate.
      */
     public final int strategyId() {
-        String params = configParams();
+        Object key = configKey();
         Registration r = registration;
-        if (r == null || !r.params.equals(params)) {
-            r = new Registration(params, Native.register(configName(), params));
+        if (r == null || !java.util.Objects.equals(r.key, key)) {
+            // The snapshot is taken before the JSON is written: if the field changes in between,
+            // the next call sees a different key and registers again.
+            Object kept = snapshot(key);
+            r = new Registration(kept, Native.register(configName(), configParams()));
             registration = r;
         }
         return r.id;

@@ -40,7 +40,12 @@ public class StrategyBenchmark {
     @Param({"AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "MACHINE_ROOM_NEARBY", "MACHINE_ROOM"})
     public String strategy;
 
-    @Param({"java", "native"})
+    /**
+     * "md5_of_keys" is the baseline, the same for every strategy: the JVM's own MD5
+     * (MessageDigest, one instance reused as Java's MD5Hash does) over every queue's toString(),
+     * the work consistent hash cannot avoid. Run it with -p strategy=CONSISTENT_HASH.
+     */
+    @Param({"java", "native", "md5_of_keys"})
     public String impl;
 
     AllocateMessageQueueStrategy subject;
@@ -67,6 +72,10 @@ public class StrategyBenchmark {
         }
         Collections.sort(ids);
         current = ids.get(ids.size() / 2);
+        if (impl.equals("md5_of_keys")) {
+            subject = new Md5OfKeys();
+            return;
+        }
         boolean nat = impl.equals("native");
         AllocateMachineRoomNearby.MachineRoomResolver resolver = new AllocateMachineRoomNearby.MachineRoomResolver() {
             @Override
@@ -108,6 +117,35 @@ public class StrategyBenchmark {
             }
             default:
                 throw new IllegalArgumentException(strategy);
+        }
+    }
+
+    /** Hashes every key like ConsistentHashRouter does for queues, keeps the first four bytes. */
+    static final class Md5OfKeys implements AllocateMessageQueueStrategy {
+        private final java.security.MessageDigest md5;
+        int sink;
+
+        Md5OfKeys() {
+            try {
+                md5 = java.security.MessageDigest.getInstance("MD5");
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public List<MessageQueue> allocate(String group, String currentCID, List<MessageQueue> mqAll, List<String> cidAll) {
+            for (MessageQueue mq : mqAll) {
+                md5.reset();
+                byte[] d = md5.digest(mq.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                sink ^= (d[0] & 0xFF) << 24 | (d[1] & 0xFF) << 16 | (d[2] & 0xFF) << 8 | (d[3] & 0xFF);
+            }
+            return Collections.emptyList();
+        }
+
+        @Override
+        public String getName() {
+            return "MD5_OF_KEYS";
         }
     }
 
