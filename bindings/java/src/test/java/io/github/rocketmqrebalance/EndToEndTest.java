@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import io.github.rocketmqrebalance.cluster.LocalCluster;
+import io.github.rocketmqrebalance.cluster.PatientSend;
 
 import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
@@ -85,8 +86,7 @@ class EndToEndTest {
         Map<Integer, String> inListener = new ConcurrentHashMap<>();
         AtomicInteger overlaps = new AtomicInteger();
         Map<String, DefaultMQPushConsumer> consumers = new HashMap<>();
-        DefaultMQProducer producer = new DefaultMQProducer("PG_" + topic);
-        producer.setNamesrvAddr(namesrvAddr);
+        DefaultMQProducer producer = PatientSend.producer("PG_" + topic, namesrvAddr);
         producer.setInstanceName("producer-" + topic);
         producer.start();
         int sent = 0;
@@ -165,7 +165,8 @@ class EndToEndTest {
 
     private static int produce(DefaultMQProducer producer, String topic, int from, int count) throws Exception {
         for (int i = from; i < from + count; i++) {
-            SendStatus status = producer.send(new Message(topic, ("m-" + i).getBytes(StandardCharsets.UTF_8))).getSendStatus();
+            Message m = new Message(topic, ("m-" + i).getBytes(StandardCharsets.UTF_8));
+            SendStatus status = PatientSend.send(() -> producer.send(m)).getSendStatus();
             assertEquals(SendStatus.SEND_OK, status);
         }
         return from + count;

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.rocketmqrebalance.cluster.LocalCluster;
+import io.github.rocketmqrebalance.cluster.PatientSend;
 import io.github.rocketmqrebalance.engine.RebalanceConfig;
 
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
@@ -40,8 +41,7 @@ class SafeOrderlyConsumerTest {
             Map<String, Integer> lastSeq = new ConcurrentHashMap<>();
             AtomicInteger overlaps = new AtomicInteger();
             AtomicInteger outOfOrder = new AtomicInteger();
-            DefaultMQProducer producer = new DefaultMQProducer("PG_" + TOPIC);
-            producer.setNamesrvAddr(cluster.namesrvAddr());
+            DefaultMQProducer producer = PatientSend.producer("PG_" + TOPIC, cluster.namesrvAddr());
             producer.setInstanceName("safe-orderly-producer");
             producer.start();
             SafeOrderlyConsumer a = consumer(cluster, "a", consumed, inListener, lastSeq, overlaps, outOfOrder);
@@ -114,7 +114,7 @@ class SafeOrderlyConsumerTest {
         for (int i = from; i < from + count; i++) {
             int key = i % KEYS;
             Message m = new Message(TOPIC, ("k" + key + ":" + i / KEYS).getBytes(StandardCharsets.UTF_8));
-            SendStatus status = producer.send(m, (mqs, msg, arg) -> mqs.get((Integer) arg % mqs.size()), key).getSendStatus();
+            SendStatus status = PatientSend.send(() -> producer.send(m, (mqs, msg, arg) -> mqs.get((Integer) arg % mqs.size()), key)).getSendStatus();
             assertEquals(SendStatus.SEND_OK, status);
         }
         return from + count;
