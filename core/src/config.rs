@@ -49,6 +49,8 @@ pub enum StrategyConfig {
         stable_key: StableKey,
         /// Weight by stable key; members not listed weigh 1.
         weights: BTreeMap<String, u32>,
+        /// How far a member's total may stray from its share (0, the default: exact).
+        total_slack: u32,
     },
 }
 
@@ -58,6 +60,8 @@ struct BalancedStickyParams {
     stable_key: StableKey,
     #[serde(default)]
     weights: BTreeMap<String, u32>,
+    #[serde(default)]
+    total_slack: u32,
 }
 
 #[derive(Deserialize)]
@@ -117,7 +121,7 @@ impl StrategyConfig {
             }
             "balanced_sticky" | "BALANCED_STICKY" => {
                 let p: BalancedStickyParams = parse_params(name, params)?;
-                StrategyConfig::BalancedSticky { stable_key: p.stable_key, weights: p.weights }
+                StrategyConfig::BalancedSticky { stable_key: p.stable_key, weights: p.weights, total_slack: p.total_slack }
             }
             _ => return Err(Error::UnknownStrategy { name: name.to_owned(), known: KNOWN_NAMES }),
         })
@@ -160,7 +164,11 @@ impl StrategyConfig {
             }),
             StrategyConfig::ByMachineRoom { consume_idcs } => json!({ "consume_idcs": consume_idcs }),
             StrategyConfig::ByConfig { config } => json!({ "config": config }),
-            StrategyConfig::BalancedSticky { stable_key, weights } => json!({ "stable_key": stable_key, "weights": weights }),
+            // The slack only when set, so configurations written before it read back unchanged.
+            StrategyConfig::BalancedSticky { stable_key, weights, total_slack: 0 } => json!({ "stable_key": stable_key, "weights": weights }),
+            StrategyConfig::BalancedSticky { stable_key, weights, total_slack } => {
+                json!({ "stable_key": stable_key, "weights": weights, "total_slack": total_slack })
+            }
         }
     }
 
@@ -182,7 +190,9 @@ impl StrategyConfig {
                 Arc::new(ByMachineRoom::new(consume_idcs.as_ref().map(|v| v.iter().cloned().collect::<HashSet<_>>())))
             }
             StrategyConfig::ByConfig { config } => Arc::new(ByConfig::new(config.clone())),
-            StrategyConfig::BalancedSticky { stable_key, weights } => Arc::new(BalancedSticky::with_weights(stable_key.clone(), weights.clone())?),
+            StrategyConfig::BalancedSticky { stable_key, weights, total_slack } => {
+                Arc::new(BalancedSticky::with_weights(stable_key.clone(), weights.clone())?.with_total_slack(i64::from(*total_slack))?)
+            }
         })
     }
 }

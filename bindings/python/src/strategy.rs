@@ -258,17 +258,24 @@ pub struct PyBalancedSticky;
 #[pymethods]
 impl PyBalancedSticky {
     /// `stable_key`: "client_id", "host" (the part before `@`) or "before" (the part before
-    /// `separator`); `weights`: {stable key: weight >= 1}, members not listed weighing 1.
+    /// `separator`); `weights`: {stable key: weight >= 1}, members not listed weighing 1;
+    /// `total_slack`: how many queues a member's total may stray from its share (0: exact).
     #[new]
-    #[pyo3(signature = (stable_key = "client_id", *, separator = None, weights = None))]
-    fn new(py: Python<'_>, stable_key: &str, separator: Option<String>, weights: Option<Bound<'_, PyDict>>) -> PyResult<PyClassInitializer<Self>> {
+    #[pyo3(signature = (stable_key = "client_id", *, separator = None, weights = None, total_slack = 0))]
+    fn new(
+        py: Python<'_>,
+        stable_key: &str,
+        separator: Option<String>,
+        weights: Option<Bound<'_, PyDict>>,
+        total_slack: i64,
+    ) -> PyResult<PyClassInitializer<Self>> {
         let mut pairs = Vec::new();
         for (k, w) in weights.iter().flat_map(|d| d.iter()) {
             let k: String = k.extract().map_err(|_| PyTypeError::new_err(format!("weights: keys are stable keys (str), not {}", type_name(&k))))?;
             let w: i64 = w.extract().map_err(|_| PyTypeError::new_err(format!("weights.{k}: an int, not {}", type_name(&w))))?;
             pairs.push((k, w));
         }
-        let s = BalancedSticky::from_parts(stable_key, separator.as_deref(), pairs).py_err(py)?;
+        let s = BalancedSticky::from_parts(stable_key, separator.as_deref(), pairs).and_then(|s| s.with_total_slack(total_slack)).py_err(py)?;
         Ok(base(Arc::new(s)).add_subclass(PyBalancedSticky))
     }
 }

@@ -85,3 +85,20 @@ def test_weights_names_and_errors() -> None:
         rr.BalancedSticky(weights={1: 2})  # type: ignore[dict-item]
     with pytest.raises(TypeError):
         rr.BalancedSticky(weights={"x": "2"})  # type: ignore[dict-item]
+
+
+def test_total_slack_is_named_equal_to_the_configured_form_and_checked() -> None:
+    slack = rr.BalancedSticky("host", total_slack=2)
+    assert slack.name == "BALANCED_STICKY-host-slack:2"
+    assert slack.name == rr.strategy_from_config("balanced_sticky", stable_key="host", total_slack=2).name
+    assert rr.BalancedSticky(total_slack=0).name == "BALANCED_STICKY"
+    # 20 one-queue topics over 6 members: every topic exact (one holder), totals within the slack
+    # of 20 / 6 (3 or 4), so between 1 and 6.
+    queues = [rr.MessageQueue(f"T{t}", "b", 0) for t in range(20)]
+    ids = [f"10.0.0.{i}@{100 + i}" for i in range(6)]
+    view = {m: slack.allocate("g", m, queues, ids) or [] for m in ids}
+    assert sorted(q for held in view.values() for q in held) == sorted(queues)
+    assert all(1 <= len(held) <= 6 for held in view.values()), {m: len(h) for m, h in view.items()}
+    for bad in [-1, 1001]:
+        with pytest.raises(rr.InvalidParametersError):
+            rr.BalancedSticky(total_slack=bad)

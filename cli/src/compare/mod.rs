@@ -17,6 +17,10 @@ pub struct Args {
     /// Strategies to compare (config names).
     #[arg(long, value_delimiter = ',', default_value = "averagely,circle,consistent_hash,balanced_sticky")]
     strategies: Vec<String>,
+    /// BALANCED_STICKY again with each of these total slacks (how far a member's total may stray
+    /// from its share), to show what balance buys in movement; empty for none.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+    sticky_slack: Vec<u32>,
     /// Topic counts of the grid.
     #[arg(long, value_delimiter = ',', default_value = "1,4,50,200")]
     topics: Vec<usize>,
@@ -131,6 +135,12 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         .strategies
         .iter()
         .map(|name| strategy_from_config(name, &serde_json::Value::Null).map_err(|e| format!("--strategies: {e}")))
+        .chain(
+            args.sticky_slack
+                .iter()
+                .filter(|s| **s > 0)
+                .map(|s| strategy_from_config("balanced_sticky", &serde_json::json!({ "total_slack": s })).map_err(|e| format!("--sticky-slack: {e}"))),
+        )
         .collect::<Result<Vec<_>, _>>()?;
     let per_strategy = args.topics.len() * args.queues.len() * args.members.len() + args.random_groups;
     let bar = crate::progress::bar((strategies.len() * per_strategy) as u64, "cells");

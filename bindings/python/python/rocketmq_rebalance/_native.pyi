@@ -72,7 +72,9 @@ class ByMachineRoom(Strategy):
 
 @final
 class BalancedSticky(Strategy):
-    def __new__(cls, stable_key: str = "client_id", *, separator: Optional[str] = None, weights: Optional[Mapping[str, int]] = None) -> BalancedSticky: ...
+    def __new__(
+        cls, stable_key: str = "client_id", *, separator: Optional[str] = None, weights: Optional[Mapping[str, int]] = None, total_slack: int = 0
+    ) -> BalancedSticky: ...
 
 @final
 class ByConfig(Strategy):

@@ -27,6 +27,9 @@ pub(super) struct Weights {
     sum: u128,
     /// Every weight equal (the unweighted case, and its fast paths).
     pub(super) uniform: bool,
+    /// How many queues a member's total may stray below the floor or above the ceiling of its
+    /// share (0: exact). Per-topic shares stay exact.
+    pub(super) total_slack: usize,
 }
 
 impl Weights {
@@ -34,7 +37,11 @@ impl Weights {
     pub(super) fn new(of: Vec<u64>) -> Self {
         let sum = of.iter().map(|w| u128::from(*w)).sum();
         let uniform = of.windows(2).all(|w| w[0] == w[1]);
-        Weights { of, sum, uniform }
+        Weights { of, sum, uniform, total_slack: 0 }
+    }
+
+    pub(super) fn with_total_slack(self, total_slack: usize) -> Self {
+        Weights { total_slack, ..self }
     }
 
     /// Floor of member `m`'s exact share of `queues`.
@@ -75,8 +82,23 @@ pub(super) fn distribute(
     let lo: Vec<usize> = (0..c).map(|m| weights.floor(total, m) - floors[m]).collect();
     let hi: Vec<usize> = (0..c).map(|m| lo[m] + usize::from(weights.remainder(total, m) != 0)).collect();
     let at_hi_max = total - (0..c).map(|m| weights.floor(total, m)).sum::<usize>();
-    let mut flow =
-        Flow { sizes, weights, extra_in: Vec::with_capacity(sizes.len()), topics_of: vec![Vec::new(); c], extras: vec![0; c], lo, hi, at_hi: 0, at_hi_max };
+    // With slack the bounds widen on both sides and the hub has no part: any member may end
+    // anywhere between its wider bounds, which the exact bounds' solution still satisfies.
+    let slack = weights.total_slack;
+    let lo: Vec<usize> = lo.iter().map(|l| l.saturating_sub(slack)).collect();
+    let hi: Vec<usize> = hi.iter().map(|h| h + slack).collect();
+    let mut flow = Flow {
+        sizes,
+        weights,
+        extra_in: Vec::with_capacity(sizes.len()),
+        topics_of: vec![Vec::new(); c],
+        extras: vec![0; c],
+        lo,
+        hi,
+        at_hi: 0,
+        at_hi_max,
+        slack: slack > 0,
+    };
     // Members without room are skipped by the ring walk, and stay skipped (room never comes back).
     let mut roomless = Alive::new(ring);
 
@@ -127,6 +149,18 @@ pub(super) fn distribute(
             }
         }
     }
+    // With slack, extras went where there was room; a member may have been left below its
+    // minimum, and is brought up to it along augmenting paths.
+    if flow.slack {
+        for m in 0..c {
+            while flow.extras[m] < flow.lo[m] {
+                if !flow.fill(m) {
+                    debug_assert!(false, "no path to fill member {m}");
+                    break;
+                }
+            }
+        }
+    }
     flow.extra_in
 }
 
@@ -143,6 +177,8 @@ struct Flow<'a> {
     /// Members at `hi > lo`, and how many may be.
     at_hi: usize,
     at_hi_max: usize,
+    /// Totals may stray (`total_slack` > 0): `lo` and `hi` are the wider bounds, no hub.
+    slack: bool,
 }
 
 impl Flow<'_> {
@@ -163,6 +199,9 @@ impl Flow<'_> {
     /// only while the hub is full (so it has no room either way).
     fn has_room(&self, m: usize) -> bool {
         let next = self.extras[m] + 1;
+        if self.slack {
+            return next <= self.hi[m];
+        }
         next <= self.lo[m] || (next == self.hi[m] && self.hi[m] > self.lo[m] && self.at_hi < self.at_hi_max)
     }
 
@@ -238,12 +277,12 @@ impl Flow<'_> {
                 next
             } else if u < hub {
                 let m = u - topics;
-                if self.extras[m] < self.lo[m] {
+                if self.extras[m] < self.lo[m] || (self.slack && self.extras[m] < self.hi[m]) {
                     end = Some(u);
                     break 'search;
                 }
                 // Member m can round up through the hub, or pass one of its extras on.
-                let via_hub = (self.hi[m] > self.lo[m] && self.extras[m] == self.lo[m]).then_some(hub);
+                let via_hub = (!self.slack && self.hi[m] > self.lo[m] && self.extras[m] == self.lo[m]).then_some(hub);
                 via_hub.into_iter().chain(self.topics_of[m].iter().copied()).collect()
             } else {
                 if self.at_hi < self.at_hi_max {
@@ -272,5 +311,45 @@ impl Flow<'_> {
         }
         self.at_hi = (0..c).filter(|&m| self.extras[m] > self.lo[m]).count();
         true
+    }
+
+    /// One more extra for member `d`, below its minimum (with slack only), along a shortest
+    /// path: `d` takes the extra of a topic it may hold from a member holding it, that member
+    /// takes one the same way, and so on, until the member giving one up is above its own
+    /// minimum. The exact bounds' solution lies within the wider ones, so such a path exists
+    /// while any member is short.
+    fn fill(&mut self, d: usize) -> bool {
+        let c = self.extras.len();
+        // parent[f] = (the member that takes from f, the topic it takes).
+        let mut parent: Vec<Option<(usize, usize)>> = vec![None; c];
+        let mut seen = vec![false; c];
+        seen[d] = true;
+        let mut queue = VecDeque::from([d]);
+        while let Some(u) = queue.pop_front() {
+            for e in 0..self.extra_in.len() {
+                if !self.eligible(e, u) || self.has(e, u) {
+                    continue;
+                }
+                for i in 0..self.extra_in[e].len() {
+                    let f = self.extra_in[e][i];
+                    if seen[f] {
+                        continue;
+                    }
+                    seen[f] = true;
+                    parent[f] = Some((u, e));
+                    if self.extras[f] > self.lo[f] {
+                        let mut v = f;
+                        while let Some((taker, topic)) = parent[v] {
+                            self.take_back(topic, v);
+                            self.give(topic, taker);
+                            v = taker;
+                        }
+                        return true;
+                    }
+                    queue.push_back(f);
+                }
+            }
+        }
+        false
     }
 }

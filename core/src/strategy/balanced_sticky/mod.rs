@@ -57,17 +57,22 @@ impl StableKey {
     }
 }
 
+/// Beyond this a slack is no longer a balance guarantee worth the name.
+pub const MAX_TOTAL_SLACK: u32 = 1000;
+
 /// The strategy: see the module documentation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BalancedSticky {
     stable_key: StableKey,
     /// Weight by stable key; members not listed weigh 1.
     weights: BTreeMap<String, u32>,
+    /// How far a member's total may stray from the floor or ceiling of its share (0: exact).
+    total_slack: u32,
 }
 
 impl BalancedSticky {
     pub fn new(stable_key: StableKey) -> Self {
-        BalancedSticky { stable_key, weights: BTreeMap::new() }
+        BalancedSticky { stable_key, weights: BTreeMap::new(), total_slack: 0 }
     }
 
     /// From the raw parts every binding receives, with every rule checked here and only here: the
@@ -100,7 +105,24 @@ impl BalancedSticky {
             return Err(Error::InvalidParameters { strategy: "balanced_sticky".into(), reason: format!("weights.{key}: a weight must be at least 1") });
         }
         // A weight of 1 is the default: dropping it keeps equal configurations equal by name.
-        Ok(BalancedSticky { stable_key, weights: weights.into_iter().filter(|(_, w)| *w != 1).collect() })
+        Ok(BalancedSticky { stable_key, weights: weights.into_iter().filter(|(_, w)| *w != 1).collect(), total_slack: 0 })
+    }
+
+    /// The balance-for-movement trade: every member's total may be up to `slack` queues below
+    /// the floor or above the ceiling of its share (totals within `1 + 2 x slack` of each other,
+    /// unweighted), while every topic stays exactly balanced. Less balance buys less movement when
+    /// members come and go (measured in docs/balanced-sticky.md). 0, the default, is exact.
+    /// Takes any integer a binding was given, so the range is checked here alone.
+    pub fn with_total_slack(self, slack: i64) -> Result<Self> {
+        let total_slack = u32::try_from(slack).ok().filter(|s| *s <= MAX_TOTAL_SLACK).ok_or_else(|| Error::InvalidParameters {
+            strategy: "balanced_sticky".into(),
+            reason: format!("total_slack {slack}: expected 0 to {MAX_TOTAL_SLACK}"),
+        })?;
+        Ok(BalancedSticky { total_slack, ..self })
+    }
+
+    pub fn total_slack(&self) -> u32 {
+        self.total_slack
     }
 
     pub fn stable_key(&self) -> &StableKey {
@@ -121,7 +143,7 @@ impl BalancedSticky {
 
     /// Every member's positions, members in order of first appearance in `cid_all`.
     fn shares(&self, mq_all: &[MessageQueue], cid_all: &[String]) -> (Vec<String>, Vec<Vec<usize>>) {
-        let (members, owner) = assign_weighted(mq_all, cid_all, &self.stable_key, &self.weights);
+        let (members, owner) = assign_weighted(mq_all, cid_all, &self.stable_key, &self.weights, self.total_slack);
         let mut shares = vec![Vec::new(); members.len()];
         for (position, o) in owner.into_iter().enumerate() {
             shares[o].push(position);
@@ -142,6 +164,9 @@ impl Strategy for BalancedSticky {
         }
         if !self.weights.is_empty() {
             name.push_str(&format!("-weights:{:016x}", self.weights_fingerprint()));
+        }
+        if self.total_slack > 0 {
+            name.push_str(&format!("-slack:{}", self.total_slack));
         }
         Cow::Owned(name)
     }
@@ -205,12 +230,18 @@ pub(crate) fn assign(mq_all: &[MessageQueue], cid_all: &[String]) -> (Vec<String
 /// ordinal among the members sharing that part (in full-id order).
 #[cfg(test)]
 pub(crate) fn assign_keyed(mq_all: &[MessageQueue], cid_all: &[String], key: &StableKey) -> (Vec<String>, Vec<usize>) {
-    assign_weighted(mq_all, cid_all, key, &BTreeMap::new())
+    assign_weighted(mq_all, cid_all, key, &BTreeMap::new(), 0)
 }
 
 /// [`assign_keyed`] with weights by stable key (members not listed weigh 1; a weight of 0 counts
-/// as 1, [`BalancedSticky::with_weights`] refuses it).
-pub(crate) fn assign_weighted(mq_all: &[MessageQueue], cid_all: &[String], key: &StableKey, weights: &BTreeMap<String, u32>) -> (Vec<String>, Vec<usize>) {
+/// as 1, [`BalancedSticky::with_weights`] refuses it) and a total slack.
+pub(crate) fn assign_weighted(
+    mq_all: &[MessageQueue],
+    cid_all: &[String],
+    key: &StableKey,
+    weights: &BTreeMap<String, u32>,
+    total_slack: u32,
+) -> (Vec<String>, Vec<usize>) {
     let mut ids: Vec<&str> = cid_all.iter().map(String::as_str).collect();
     ids.sort_by(|a, b| (key.of(a), a).cmp(&(key.of(b), b)));
     ids.dedup();
@@ -225,7 +256,8 @@ pub(crate) fn assign_weighted(mq_all: &[MessageQueue], cid_all: &[String], key: 
     }
     members.sort();
     let names: Vec<String> = members.iter().map(|m| m.0.clone()).collect();
-    let owner = owners(mq_all, &names, &extras::Weights::new(members.iter().map(|m| m.1).collect()));
+    let shares = extras::Weights::new(members.iter().map(|m| m.1).collect()).with_total_slack(total_slack as usize);
+    let owner = owners(mq_all, &names, &shares);
     (members.into_iter().map(|m| m.2.to_owned()).collect(), owner)
 }
 

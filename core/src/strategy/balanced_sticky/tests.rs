@@ -129,11 +129,54 @@ fn counts(mq: &[MessageQueue], ids: &[String], owner: &[usize]) -> BTreeMap<(Str
     out
 }
 
+/// Topic `T<t>` with `sizes[t]` queues, for every `t`.
+fn topics_of_sizes(sizes: &[usize]) -> Vec<MessageQueue> {
+    sizes.iter().enumerate().flat_map(|(t, n)| (0..*n).map(move |q| MessageQueue::new(format!("T{t}"), "b", q as i32))).collect()
+}
+
+/// Every member holds the floor or ceiling of its weighted share of every topic.
+fn topics_within_shares(
+    per: &BTreeMap<(String, String), usize>,
+    sizes: &[usize],
+    members: &[String],
+    weight_of: impl Fn(&str) -> u64,
+    total_w: u64,
+) -> Result<(), TestCaseError> {
+    for (t, size) in sizes.iter().enumerate() {
+        for m in members {
+            let n = per.get(&(format!("T{t}"), m.clone())).copied().unwrap_or(0);
+            prop_assert!(within_share(n, *size, weight_of(m), total_w), "topic T{t} ({size}) member {m}: {n}");
+        }
+    }
+    Ok(())
+}
+
 /// `n` is the floor or the ceiling of `queues * w / total_w`.
 fn within_share(n: usize, queues: usize, w: u64, total_w: u64) -> bool {
+    within_slack(n, queues, w, total_w, 0)
+}
+
+/// `n` is at most `slack` below the floor or above the ceiling of `queues * w / total_w`.
+fn within_slack(n: usize, queues: usize, w: u64, total_w: u64, slack: usize) -> bool {
     let exact = queues as u128 * u128::from(w);
     let (floor, ceil) = ((exact / u128::from(total_w)) as usize, exact.div_ceil(u128::from(total_w)) as usize);
-    n >= floor && n <= ceil
+    n + slack >= floor && n <= ceil + slack
+}
+
+/// Every member's total of the `queues` is within `slack` of its weighted share.
+fn totals_within_shares(
+    per: &BTreeMap<(String, String), usize>,
+    queues: usize,
+    members: &[String],
+    weight_of: impl Fn(&str) -> u64,
+    total_w: u64,
+    slack: usize,
+) -> Result<(), TestCaseError> {
+    for m in members {
+        let n: usize = per.iter().filter(|((_, id), _)| id == m).map(|(_, n)| n).sum();
+        prop_assert!(within_slack(n, queues, weight_of(m), total_w, slack), "member {m} total {n} of {queues}, slack {slack}");
+    }
+    Ok(())
 }
 
 proptest! {
@@ -148,34 +191,52 @@ proptest! {
         host_pairs in any::<bool>(),
         seed in any::<u64>(),
     ) {
-        let mq: Vec<MessageQueue> = sizes.iter().enumerate()
-            .flat_map(|(t, n)| (0..*n).map(move |q| MessageQueue::new(format!("T{t}"), "b", q as i32)))
-            .collect();
+        let mq = topics_of_sizes(&sizes);
         // With `host_pairs`, ids come two to a host, so two members share one stable key (and weight).
         let host = |i: usize| if host_pairs { i / 2 } else { i };
         let ids: Vec<String> = (0..weights.len()).map(|i| format!("10.0.0.{}@{}", host(i), 100 + i)).collect();
         let by_host: BTreeMap<String, u32> = (0..weights.len()).map(|i| (format!("10.0.0.{}", host(i)), weights[host(i)])).collect();
         let weight_of = |id: &str| u64::from(by_host[StableKey::Host.of(id)]);
-        let (members, owner) = assign_weighted(&mq, &ids, &StableKey::Host, &by_host);
+        let (members, owner) = assign_weighted(&mq, &ids, &StableKey::Host, &by_host, 0);
         prop_assert_eq!(members.len(), ids.len());
         let total_w: u64 = members.iter().map(|m| weight_of(m)).sum();
         let per = counts(&mq, &members, &owner);
-        for (t, size) in sizes.iter().enumerate() {
-            for m in &members {
-                let n = per.get(&(format!("T{t}"), m.clone())).copied().unwrap_or(0);
-                prop_assert!(within_share(n, *size, weight_of(m), total_w), "topic T{t} ({size}) member {m}: {n}");
-            }
-        }
-        let q: usize = sizes.iter().sum();
-        for m in &members {
-            let n: usize = per.iter().filter(|((_, id), _)| id == m).map(|(_, n)| n).sum();
-            prop_assert!(within_share(n, q, weight_of(m), total_w), "member {m} total {n} of {q}");
-        }
+        topics_within_shares(&per, &sizes, &members, weight_of, total_w)?;
+        totals_within_shares(&per, sizes.iter().sum(), &members, weight_of, total_w, 0)?;
         let mut mq2 = mq.clone();
         mq2.rotate_left((seed as usize) % mq.len());
         let mut ids2 = ids.clone();
         ids2.rotate_left((seed as usize) % ids.len());
-        let (members2, owner2) = assign_weighted(&mq2, &ids2, &StableKey::Host, &by_host);
+        let (members2, owner2) = assign_weighted(&mq2, &ids2, &StableKey::Host, &by_host, 0);
+        prop_assert_eq!(counts(&mq2, &members2, &owner2), per);
+    }
+
+    /// With a total slack, on shapes like real groups (many small topics, weighted or not):
+    /// every topic stays exactly balanced, every total is within `slack` of the floor or ceiling
+    /// of its share, and the answer does not depend on input order.
+    #[test]
+    fn a_total_slack_keeps_topics_exact_and_totals_within_the_slack(
+        sizes in proptest::collection::vec(1usize..17, 1..30),
+        weights in proptest::collection::vec(1u32..4, 2..25),
+        weighted in any::<bool>(),
+        slack in 1u32..5,
+        seed in any::<u64>(),
+    ) {
+        let mq = topics_of_sizes(&sizes);
+        let ids: Vec<String> = (0..weights.len()).map(|i| format!("10.0.0.{i}@{}#{}", 100 + i, seed % 1000 + i as u64)).collect();
+        let by_host: BTreeMap<String, u32> =
+            if weighted { (0..weights.len()).map(|i| (format!("10.0.0.{i}"), weights[i])).collect() } else { BTreeMap::new() };
+        let weight_of = |id: &str| u64::from(by_host.get(StableKey::Host.of(id)).copied().unwrap_or(1));
+        let (members, owner) = assign_weighted(&mq, &ids, &StableKey::Host, &by_host, slack);
+        let total_w: u64 = members.iter().map(|m| weight_of(m)).sum();
+        let per = counts(&mq, &members, &owner);
+        topics_within_shares(&per, &sizes, &members, weight_of, total_w)?;
+        totals_within_shares(&per, sizes.iter().sum(), &members, weight_of, total_w, slack as usize)?;
+        let mut mq2 = mq.clone();
+        mq2.rotate_left((seed as usize) % mq.len());
+        let mut ids2 = ids.clone();
+        ids2.reverse();
+        let (members2, owner2) = assign_weighted(&mq2, &ids2, &StableKey::Host, &by_host, slack);
         prop_assert_eq!(counts(&mq2, &members2, &owner2), per);
     }
 }
@@ -237,4 +298,21 @@ proptest! {
         prop_assert_eq!(o1, o2);
         prop_assert!(q1.iter().all(|q| *q == 0) && q2.iter().all(|q| *q == 0));
     }
+}
+
+/// The slack is part of the name and of the configuration text (written only when set, so a
+/// configuration without it reads back as before), and bounded.
+#[test]
+fn a_total_slack_is_named_configured_and_bounded() {
+    let exact = StrategyConfig::from_name("balanced_sticky", &serde_json::json!({})).unwrap();
+    assert_eq!(exact.params(), serde_json::json!({ "stable_key": "client_id", "weights": {} }));
+    let slack = StrategyConfig::from_name("balanced_sticky", &serde_json::json!({ "total_slack": 2 })).unwrap();
+    assert_eq!(slack.params()["total_slack"], 2);
+    assert_eq!(slack.build().unwrap().name(), "BALANCED_STICKY-slack:2");
+    let host = BalancedSticky::new(StableKey::Host).with_total_slack(1).unwrap();
+    assert_eq!(host.name(), "BALANCED_STICKY-host-slack:1");
+    let too_much = StrategyConfig::from_name("balanced_sticky", &serde_json::json!({ "total_slack": MAX_TOTAL_SLACK + 1 })).unwrap().build();
+    assert!(matches!(too_much, Err(Error::InvalidParameters { .. })), "{too_much:?}");
+    assert!(BalancedSticky::default().with_total_slack(-1).unwrap_err().to_string().contains("total_slack -1"));
+    assert!(StrategyConfig::from_name("balanced_sticky", &serde_json::json!({ "total_slack": -1 })).is_err());
 }

@@ -29,20 +29,23 @@ public class NativeAllocateMessageQueueBalancedSticky extends NativeStrategy {
     /** The stable key as the core's parameters name it: "client_id", "host" or {"before": separator}. */
     private final Object stableKey;
     private final Map<String, Integer> weights;
+    /** How many queues a member's total may stray from its share; 0 is exact. */
+    private final int totalSlack;
 
     /** Members ranked by their whole client id, all weighing 1. */
     public NativeAllocateMessageQueueBalancedSticky() {
-        this("client_id", Collections.<String, Integer>emptyMap());
+        this("client_id", Collections.<String, Integer>emptyMap(), 0);
     }
 
-    private NativeAllocateMessageQueueBalancedSticky(Object stableKey, Map<String, Integer> weights) {
+    private NativeAllocateMessageQueueBalancedSticky(Object stableKey, Map<String, Integer> weights, int totalSlack) {
         this.stableKey = stableKey;
         this.weights = weights;
+        this.totalSlack = totalSlack;
     }
 
     /** Members ranked by the part of the id before the first {@code '@'} (the client's IP address). */
     public static NativeAllocateMessageQueueBalancedSticky byHost() {
-        return new NativeAllocateMessageQueueBalancedSticky("host", Collections.<String, Integer>emptyMap());
+        return new NativeAllocateMessageQueueBalancedSticky("host", Collections.<String, Integer>emptyMap(), 0);
     }
 
     /** Members ranked by the part of the id before the first {@code separator} (the whole id when absent). */
@@ -50,7 +53,7 @@ public class NativeAllocateMessageQueueBalancedSticky extends NativeStrategy {
         if (separator == null) {
             throw new IllegalArgumentException("separator is null");
         }
-        return new NativeAllocateMessageQueueBalancedSticky(Collections.singletonMap("before", separator), Collections.<String, Integer>emptyMap());
+        return new NativeAllocateMessageQueueBalancedSticky(Collections.singletonMap("before", separator), Collections.<String, Integer>emptyMap(), 0);
     }
 
     /**
@@ -71,11 +74,30 @@ public class NativeAllocateMessageQueueBalancedSticky extends NativeStrategy {
             }
             copy.put(e.getKey(), e.getValue());
         }
-        NativeAllocateMessageQueueBalancedSticky weighted = new NativeAllocateMessageQueueBalancedSticky(stableKey, Collections.unmodifiableMap(copy));
+        NativeAllocateMessageQueueBalancedSticky weighted =
+            new NativeAllocateMessageQueueBalancedSticky(stableKey, Collections.unmodifiableMap(copy), totalSlack);
         // The core checks the weights (once, for every binding): registering now throws its
         // IllegalArgumentException here rather than at the first allocation.
         weighted.strategyId();
         return weighted;
+    }
+
+    /**
+     * The same configuration, trading balance for movement: every member's total may be up to
+     * {@code slack} queues below the floor or above the ceiling of its share, while every topic
+     * stays exactly balanced (see docs/balanced-sticky.md for what each slack buys). 0 is exact.
+     *
+     * @throws IllegalArgumentException for a slack the core refuses (below 0 or above 1000)
+     */
+    public NativeAllocateMessageQueueBalancedSticky withTotalSlack(int slack) {
+        NativeAllocateMessageQueueBalancedSticky slackened = new NativeAllocateMessageQueueBalancedSticky(stableKey, weights, slack);
+        slackened.strategyId();
+        return slackened;
+    }
+
+    /** The total slack given; 0 is exact. */
+    public int getTotalSlack() {
+        return totalSlack;
     }
 
     /** The weights given (an unmodifiable, sorted view). */
@@ -88,7 +110,10 @@ public class NativeAllocateMessageQueueBalancedSticky extends NativeStrategy {
         return allocateNatively(currentCID, mqAll, cidAll);
     }
 
-    /** {@code BALANCED_STICKY}, {@code BALANCED_STICKY-host}, ... with {@code -weights:<fingerprint>} when weighted. */
+    /**
+     * {@code BALANCED_STICKY}, {@code BALANCED_STICKY-host}, ... with {@code -weights:<fingerprint>}
+     * when weighted and {@code -slack:<n>} with a total slack.
+     */
     @Override
     public String getName() {
         return Native.name(strategyId());
@@ -101,6 +126,8 @@ public class NativeAllocateMessageQueueBalancedSticky extends NativeStrategy {
 
     @Override
     String configParams() {
-        return Json.object("stable_key", stableKey, "weights", weights);
+        // The slack only when set: the text of every configuration without one is unchanged.
+        return totalSlack == 0 ? Json.object("stable_key", stableKey, "weights", weights)
+            : Json.object("stable_key", stableKey, "weights", weights, "total_slack", totalSlack);
     }
 }

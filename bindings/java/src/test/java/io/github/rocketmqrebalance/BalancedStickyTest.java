@@ -153,4 +153,34 @@ class BalancedStickyTest {
             fail("an id not in the list gets nothing");
         }
     }
+    @Test
+    void aTotalSlackIsNamedKeptThroughWeightsAndChecked() {
+        NativeAllocateMessageQueueBalancedSticky slack = NativeAllocateMessageQueueBalancedSticky.byHost().withTotalSlack(2);
+        assertEquals("BALANCED_STICKY-host-slack:2", slack.getName());
+        assertEquals(2, slack.getTotalSlack());
+        Map<String, Integer> weights = new HashMap<>();
+        weights.put("10.0.0.1", 3);
+        assertTrue(slack.withWeights(weights).getName().endsWith("-slack:2"), "withWeights keeps the slack");
+        assertEquals("BALANCED_STICKY", new NativeAllocateMessageQueueBalancedSticky().withTotalSlack(0).getName());
+        assertThrows(IllegalArgumentException.class, () -> new NativeAllocateMessageQueueBalancedSticky().withTotalSlack(-1));
+        assertThrows(IllegalArgumentException.class, () -> new NativeAllocateMessageQueueBalancedSticky().withTotalSlack(1001));
+
+        // 20 one-queue topics over 6 members in one call: every queue held once, and every total
+        // within the slack of 20 / 6 (3 or 4), so between 1 and 6.
+        List<MessageQueue> mqAll = new ArrayList<>();
+        for (int t = 0; t < 20; t++) {
+            mqAll.add(new MessageQueue("T" + t, "b", 0));
+        }
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            ids.add("10.0.0." + i + "@" + (100 + i));
+        }
+        java.util.Set<MessageQueue> held = new java.util.HashSet<>();
+        for (String id : ids) {
+            List<MessageQueue> mine = slack.allocate("g", id, mqAll, ids);
+            assertTrue(mine.size() >= 1 && mine.size() <= 6, id + " holds " + mine.size());
+            held.addAll(mine);
+        }
+        assertEquals(new java.util.HashSet<>(mqAll), held);
+    }
 }
