@@ -5,7 +5,9 @@
 //! back as positions into the caller's list (or, for AVG and AVG_BY_CIRCLE, as one `long`
 //! encoding a stride), so Java returns its own `MessageQueue` objects. No native handle outlives
 //! a call: strategies are registered once by configuration and named by an `int` (see
-//! [`cache`]), so nothing can leak or be freed twice.
+//! [`cache`]), so nothing can leak or be freed twice. The queue tables and id lists of the last
+//! calls stay converted, found by the identity of the jar's own immutable arrays
+//! ([`sent_before`], bounded), so a repeated route is not read again.
 //!
 //! Every entry point runs behind a panic boundary: a Rust error becomes the Java exception the
 //! original class throws for the same input, a panic becomes `java.lang.Error`.
@@ -16,14 +18,17 @@ mod errors;
 mod marshal;
 #[cfg(feature = "panic-probe")]
 mod panic_probe;
+mod sent_before;
 
 use jni::objects::{JClass, JIntArray, JString};
 use jni::sys::{jboolean, jint, jintArray, jlong, jstring};
 use jni::JNIEnv;
 use rocketmq_rebalance::strategy::{allocation_by_counts, Allocation};
+use rocketmq_rebalance::MessageQueue;
 
 use crate::errors::{boundary, Failure};
 use crate::marshal::{ints, positions_to_java, queues, split, string};
+use crate::sent_before::SentBefore;
 
 /// Bits per field of an encoded stride: start, end and step each below 2^21.
 const STRIDE_BITS: u32 = 21;
@@ -106,12 +111,22 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_Native_allocate<'l>(
     cid_lengths: JIntArray<'l>,
 ) -> jintArray {
     boundary(&mut env, std::ptr::null_mut(), |env| {
+        static TABLES: SentBefore<Vec<MessageQueue>> = SentBefore::new();
+        static ID_LISTS: SentBefore<Vec<String>> = SentBefore::new();
         let strategy = cache::strategy(strategy)?;
         let current = string(env, &current_cid)?;
-        let names = split(env, &names, &name_lengths)?;
-        let (topics, brokers, ids) = (ints(env, &topic_idx)?, ints(env, &broker_idx)?, ints(env, &queue_ids)?);
-        let mq_all = queues(names, &topics, &brokers, &ids)?;
-        let cid_all = split(env, &cids, &cid_lengths)?;
+        let table: [&jni::objects::JObject; 5] = [&names, &name_lengths, &topic_idx, &broker_idx, &queue_ids];
+        let mq_all = TABLES.get_or_convert(
+            env,
+            &table,
+            |env| {
+                let names = split(env, &names, &name_lengths)?;
+                let (topics, brokers, ids) = (ints(env, &topic_idx)?, ints(env, &broker_idx)?, ints(env, &queue_ids)?);
+                queues(names, &topics, &brokers, &ids)
+            },
+            Vec::len,
+        )?;
+        let cid_all = ID_LISTS.get_or_convert(env, &[&cids, &cid_lengths], |env| split(env, &cids, &cid_lengths), Vec::len)?;
         match strategy.allocate_positions("", &current, &mq_all, &cid_all)?.positions() {
             Some(positions) => positions_to_java(env, positions),
             // CONFIG is answered in Java (it returns its own list); no other strategy gets here.

@@ -1,7 +1,6 @@
 package io.github.rocketmqrebalance;
 
 import java.util.Collection;
-import java.util.Map;
 
 /**
  * A list of strings as one string plus each one's length: crossing to native code this way costs
@@ -27,12 +26,30 @@ final class Joined {
         return new Joined(b.toString(), lengths);
     }
 
-    /** The keys of a name -> index map, in index order. */
-    static Joined of(Map<String, Integer> index) {
-        String[] names = new String[index.size()];
-        for (Map.Entry<String, Integer> e : index.entrySet()) {
-            names[e.getValue()] = e.getKey();
+    /** A list of strings joined, with a copy of the list to tell whether a later one is equal. */
+    static final class Remembered {
+        final Joined joined;
+        private final String[] strings;
+
+        Remembered(java.util.List<String> strings) {
+            this.strings = strings.toArray(new String[0]);
+            this.joined = of(java.util.Arrays.asList(this.strings));
         }
-        return of(java.util.Arrays.asList(names));
+
+        boolean holds(java.util.List<String> other) {
+            if (other.size() != strings.length) {
+                return false;
+            }
+            int i = 0;
+            for (String s : other) {
+                String kept = strings[i++];
+                if (kept != s && (s == null || !s.equals(kept))) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
+
+
 }

@@ -66,13 +66,31 @@ public abstract class NativeStrategy implements AllocateMessageQueueStrategy {
         return r.id;
     }
 
+    /**
+     * The queue table and the joined ids of the last call. A consumer asks with the same route
+     * and ids every round: sending the very same (immutable) objects again lets the native side
+     * find its conversion of them by identity, and skips building them here.
+     */
+    private volatile QueueTable lastTable;
+    private volatile Joined.Remembered lastIds;
+
     /** Runs this strategy natively over Java's arguments (nulls as Java's originals treat them). */
     final List<MessageQueue> allocateNatively(String currentCID, List<MessageQueue> mqAll, List<String> cidAll) {
-        QueueTable table = QueueTable.of(mqAll);
-        Joined cids = Joined.of(cidAll == null ? java.util.Collections.<String>emptyList() : cidAll);
+        QueueTable table = lastTable;
+        if (table == null || !table.holds(mqAll)) {
+            table = QueueTable.of(mqAll);
+            lastTable = table;
+        }
+        List<String> ids = cidAll == null ? java.util.Collections.<String>emptyList() : cidAll;
+        Joined.Remembered remembered = lastIds;
+        if (remembered == null || !remembered.holds(ids)) {
+            remembered = new Joined.Remembered(ids);
+            lastIds = remembered;
+        }
+        Joined cids = remembered.joined;
         int[] positions = Native.allocate(strategyId(), currentCID == null ? "" : currentCID, table.names.text, table.names.lengths,
             table.topics, table.brokers, table.ids, cids.text, cids.lengths);
-        return table.select(positions);
+        return table.select(positions, mqAll);
     }
 
     /**

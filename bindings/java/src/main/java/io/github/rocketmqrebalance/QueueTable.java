@@ -17,10 +17,13 @@ final class QueueTable {
     final int[] topics;
     final int[] brokers;
     final int[] ids;
+    /** The distinct names by index, as {@link #names} joins them. */
+    private final String[] nameAt;
 
-    private QueueTable(MessageQueue[] queues, Joined names, int[] topics, int[] brokers, int[] ids) {
+    private QueueTable(MessageQueue[] queues, String[] nameAt, int[] topics, int[] brokers, int[] ids) {
         this.queues = queues;
-        this.names = names;
+        this.nameAt = nameAt;
+        this.names = Joined.of(java.util.Arrays.asList(nameAt));
         this.topics = topics;
         this.brokers = brokers;
         this.ids = ids;
@@ -58,12 +61,20 @@ final class QueueTable {
                 i++;
             }
         }
-        return new QueueTable(queues, Joined.of(index), topics, brokers, ids);
+        String[] nameAt = new String[index.size()];
+        for (Map.Entry<String, Integer> e : index.entrySet()) {
+            nameAt[e.getValue()] = e.getKey();
+        }
+        return new QueueTable(queues, nameAt, topics, brokers, ids);
+    }
+
+    /** A null name cannot cross to the native side; Java would print it as "null". */
+    private static String nameOf(String name) {
+        return name == null ? "null" : name;
     }
 
     private static int intern(Map<String, Integer> index, String name) {
-        // A null name cannot cross to the native side; Java would print it as "null".
-        String key = name == null ? "null" : name;
+        String key = nameOf(name);
         Integer known = index.get(key);
         if (known != null) {
             return known;
@@ -73,11 +84,37 @@ final class QueueTable {
         return next;
     }
 
-    /** The caller's queues at {@code positions}, in that order. */
-    List<MessageQueue> select(int[] positions) {
+    /**
+     * Whether {@code mqAll} now holds the queues this table was built from, in the same order.
+     * Compared by value against the table, not against the kept objects: {@code MessageQueue}
+     * has setters, so an object seen before may since have changed.
+     */
+    boolean holds(List<MessageQueue> mqAll) {
+        int n = mqAll == null ? 0 : mqAll.size();
+        if (n != queues.length) {
+            return false;
+        }
+        int i = 0;
+        for (MessageQueue mq : mqAll == null ? java.util.Collections.<MessageQueue>emptyList() : mqAll) {
+            if (mq == null || mq.getQueueId() != ids[i] || !nameOf(mq.getTopic()).equals(nameAt[topics[i]])
+                || !nameOf(mq.getBrokerName()).equals(nameAt[brokers[i]])) {
+                return false;
+            }
+            i++;
+        }
+        return true;
+    }
+
+    /**
+     * The caller's queues at {@code positions}, in that order: the objects of {@code mqAll} (the
+     * list this call was given, equal to the one the table was built from), as Java's originals
+     * return them.
+     */
+    List<MessageQueue> select(int[] positions, List<MessageQueue> mqAll) {
         java.util.ArrayList<MessageQueue> out = new java.util.ArrayList<>(positions.length);
+        boolean direct = mqAll instanceof java.util.RandomAccess;
         for (int p : positions) {
-            out.add(queues[p]);
+            out.add(direct ? mqAll.get(p) : queues[p]);
         }
         return out;
     }
