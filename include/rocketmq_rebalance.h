@@ -215,6 +215,10 @@ typedef struct rmq_id_list rmq_id_list;
  * Made by `rmq_queue_list_new` or returned by an allocation; freed by `rmq_queue_list_free`.
  * Not synchronised: one thread may change a list while no other uses it; any number of threads
  * may read (allocate with) a list nobody changes.
+ *
+ * A list returned by an allocation shares the input list's storage (it holds positions into it,
+ * not copies of every queue and name), yet is independent: it stays valid and unchanged after
+ * the input list is changed or freed, and changing it leaves the input alone.
  */
 typedef struct rmq_queue_list rmq_queue_list;
 

@@ -185,7 +185,7 @@ pub unsafe extern "C" fn rmq_rebalancer_rebalance_topic(
 unsafe fn topic_view(queues: *const rmq_queue_list, ids: *const *const c_char, ids_len: usize) -> Result<TopicView, rmq_result> {
     // SAFETY: NULL or a live list; the caller's id array.
     unsafe {
-        let queues = queues.as_ref().map(|l| l.queues.clone());
+        let queues = queues.as_ref().map(|l| l.queues().to_vec());
         let client_ids = if ids.is_null() && ids_len == 0 { None } else { Some(owned_ids(ids, ids_len)?) };
         Ok(TopicView { queues, client_ids })
     }

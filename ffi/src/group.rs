@@ -23,7 +23,7 @@ pub struct rmq_group_allocation {
 
 impl rmq_group_allocation {
     fn ownership(&self) -> Ownership {
-        self.view.ownership(&self.queues.queues)
+        self.view.ownership(self.queues.queues())
     }
 }
 
@@ -74,9 +74,9 @@ pub unsafe extern "C" fn rmq_strategy_allocate_group(
         let out = out_arg(out)?;
         // SAFETY: the caller's arguments.
         let (strategy, group, queues, ids) = unsafe { (ref_arg(strategy)?, str_arg(group)?, ref_arg(queues)?, owned_ids(ids, ids_len)?) };
-        let view = strategy.inner.allocate_group(group, &queues.queues, &ids)?;
+        let view = strategy.inner.allocate_group(group, queues.queues(), &ids)?;
         let member_ids = view.members.iter().map(|m| CString::new(m.client_id.as_bytes()).unwrap_or_default()).collect();
-        let queues = queues.select(0..queues.queues.len());
+        let queues = queues.share();
         let handle = rmq_group_allocation { queues, ids, view, member_ids };
         // SAFETY: checked non-NULL.
         unsafe { write_out(out, Box::into_raw(Box::new(handle))) };
@@ -132,7 +132,7 @@ pub unsafe extern "C" fn rmq_group_allocation_verify(view: *const rmq_group_allo
         let out = out_arg(out)?;
         // SAFETY: the caller's handle.
         let view = unsafe { ref_arg(view)? };
-        let v = verify(&view.queues.queues, &view.ids, &view.ownership());
+        let v = verify(view.queues.queues(), &view.ids, &view.ownership());
         let result = rmq_verification {
             orphaned: v.orphaned.len(),
             double_owned: v.double_owned.len(),

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::ffi::{c_char, CStr, CString};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rocketmq_rebalance::{java_order, MessageQueue};
 
@@ -15,34 +15,34 @@ use crate::result::rmq_result;
 /// Made by `rmq_queue_list_new` or returned by an allocation; freed by `rmq_queue_list_free`.
 /// Not synchronised: one thread may change a list while no other uses it; any number of threads
 /// may read (allocate with) a list nobody changes.
+///
+/// A list returned by an allocation shares the input list's storage (it holds positions into it,
+/// not copies of every queue and name), yet is independent: it stays valid and unchanged after
+/// the input list is changed or freed, and changing it leaves the input alone.
 pub struct rmq_queue_list {
-    pub(crate) queues: Vec<MessageQueue>,
+    storage: Arc<Storage>,
+    /// `None`: the whole of `storage`, in order. `Some`: the entries at these positions.
+    view: Option<View>,
+}
+
+/// The queues and their C names, as pushed.
+#[derive(Clone, Default)]
+struct Storage {
+    queues: Vec<MessageQueue>,
     /// NUL-terminated copies of each queue's topic and broker name, for `rmq_queue_list_get`.
     names: Vec<(Arc<CStr>, Arc<CStr>)>,
     /// One shared copy of each distinct name.
     interned: HashMap<Arc<str>, Arc<CStr>>,
 }
 
-impl rmq_queue_list {
-    pub(crate) fn empty() -> Self {
-        rmq_queue_list { queues: Vec::new(), names: Vec::new(), interned: HashMap::new() }
-    }
+struct View {
+    positions: Vec<usize>,
+    /// The selected queues side by side, made the first time the list is read as a slice (when
+    /// it is given back as an input); most selections are only read entry by entry and freed.
+    queues: OnceLock<Vec<MessageQueue>>,
+}
 
-    /// A list of `queues` that are new to C (a CONFIG list, the engine's table).
-    pub(crate) fn from_queues(queues: impl IntoIterator<Item = MessageQueue>) -> Self {
-        let mut list = Self::empty();
-        for q in queues {
-            list.push(q);
-        }
-        list
-    }
-
-    /// The queues at `positions` of this list, sharing its names.
-    pub(crate) fn select(&self, positions: impl Iterator<Item = usize>) -> Self {
-        let (queues, names) = positions.map(|i| (self.queues[i].clone(), self.names[i].clone())).unzip();
-        rmq_queue_list { queues, names, interned: HashMap::new() }
-    }
-
+impl Storage {
     fn intern(&mut self, name: &Arc<str>) -> (Arc<str>, Arc<CStr>) {
         if let Some((k, v)) = self.interned.get_key_value(name) {
             return (k.clone(), v.clone());
@@ -53,19 +53,96 @@ impl rmq_queue_list {
         (name.clone(), c)
     }
 
-    pub(crate) fn push(&mut self, queue: MessageQueue) {
+    fn push(&mut self, queue: MessageQueue) {
         let (topic, topic_c) = self.intern(&queue.topic);
         let (broker, broker_c) = self.intern(&queue.broker_name);
         self.queues.push(MessageQueue { topic, broker_name: broker, queue_id: queue.queue_id });
         self.names.push((topic_c, broker_c));
     }
 
+    /// The entries at `positions`, with their names, as storage of their own.
+    fn gather(&self, positions: impl Iterator<Item = usize>) -> Storage {
+        let mut out = Storage::default();
+        for i in positions {
+            let (queue, names) = (self.queues[i].clone(), self.names[i].clone());
+            out.interned.entry(queue.topic.clone()).or_insert_with(|| names.0.clone());
+            out.interned.entry(queue.broker_name.clone()).or_insert_with(|| names.1.clone());
+            out.queues.push(queue);
+            out.names.push(names);
+        }
+        out
+    }
+}
+
+impl rmq_queue_list {
+    pub(crate) fn empty() -> Self {
+        rmq_queue_list { storage: Arc::new(Storage::default()), view: None }
+    }
+
+    /// A list of `queues` that are new to C (a CONFIG list, the engine's table).
+    pub(crate) fn from_queues(queues: impl IntoIterator<Item = MessageQueue>) -> Self {
+        let mut storage = Storage::default();
+        for q in queues {
+            storage.push(q);
+        }
+        rmq_queue_list { storage: Arc::new(storage), view: None }
+    }
+
+    /// The queues, side by side.
+    pub(crate) fn queues(&self) -> &[MessageQueue] {
+        match &self.view {
+            None => &self.storage.queues,
+            Some(view) => view.queues.get_or_init(|| view.positions.iter().map(|&i| self.storage.queues[i].clone()).collect()),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.view.as_ref().map_or(self.storage.queues.len(), |v| v.positions.len())
+    }
+
+    /// The storage position of entry `index`, if there is one.
+    fn position(&self, index: usize) -> Option<usize> {
+        match &self.view {
+            None => (index < self.storage.queues.len()).then_some(index),
+            Some(view) => view.positions.get(index).copied(),
+        }
+    }
+
+    /// The entries at `positions` of this list, sharing its storage.
+    pub(crate) fn select(&self, positions: impl Iterator<Item = usize>) -> Self {
+        let positions = match &self.view {
+            None => positions.collect(),
+            Some(view) => positions.map(|i| view.positions[i]).collect(),
+        };
+        rmq_queue_list { storage: self.storage.clone(), view: Some(View { positions, queues: OnceLock::new() }) }
+    }
+
+    /// The same entries, sharing this list's storage (for a value that keeps its input).
+    pub(crate) fn share(&self) -> Self {
+        match &self.view {
+            None => rmq_queue_list { storage: self.storage.clone(), view: None },
+            Some(_) => self.select(0..self.len()),
+        }
+    }
+
+    /// Storage of this list's own, before it changes: a selection stops sharing its parent's.
+    fn storage_mut(&mut self) -> &mut Storage {
+        if let Some(view) = self.view.take() {
+            self.storage = Arc::new(self.storage.gather(view.positions.into_iter()));
+        }
+        Arc::make_mut(&mut self.storage)
+    }
+
+    pub(crate) fn push(&mut self, queue: MessageQueue) {
+        self.storage_mut().push(queue);
+    }
+
     fn sort(&mut self) {
-        let mut order: Vec<usize> = (0..self.queues.len()).collect();
-        order.sort_by(|&a, &b| self.queues[a].cmp(&self.queues[b]));
-        let (queues, names) = order.into_iter().map(|i| (self.queues[i].clone(), self.names[i].clone())).unzip();
-        self.queues = queues;
-        self.names = names;
+        let storage = self.storage_mut();
+        let mut order: Vec<usize> = (0..storage.queues.len()).collect();
+        order.sort_by(|&a, &b| storage.queues[a].cmp(&storage.queues[b]));
+        let sorted = storage.gather(order.into_iter());
+        *storage = sorted;
     }
 }
 
@@ -102,7 +179,7 @@ pub unsafe extern "C" fn rmq_queue_list_push(list: *mut rmq_queue_list, topic: *
 #[no_mangle]
 pub unsafe extern "C" fn rmq_queue_list_len(list: *const rmq_queue_list) -> usize {
     // SAFETY: forwarded: NULL or a live handle.
-    unsafe { len_or_zero(list, |l| l.queues.len()) }
+    unsafe { len_or_zero(list, rmq_queue_list::len) }
 }
 
 /// The queue at `index`. `*topic` and `*broker_name` are borrowed from the list: valid until the
@@ -119,8 +196,8 @@ pub unsafe extern "C" fn rmq_queue_list_get(
     boundary(|| {
         // SAFETY: the caller's handle.
         let list = unsafe { ref_arg(list)? };
-        let queue = list.queues.get(index).ok_or(rmq_result::OutOfRange)?;
-        let (t, b) = &list.names[index];
+        let at = list.position(index).ok_or(rmq_result::OutOfRange)?;
+        let (queue, (t, b)) = (&list.storage.queues[at], &list.storage.names[at]);
         // SAFETY: each out-parameter is NULL (skipped) or writable.
         unsafe {
             if !topic.is_null() {

@@ -185,7 +185,7 @@ pub unsafe extern "C" fn rmq_strategy_by_config_new(queues: *const rmq_queue_lis
     unsafe {
         make(out, || {
             // SAFETY: NULL or a live list.
-            let list = queues.as_ref().map(|l| l.queues.clone());
+            let list = queues.as_ref().map(|l| l.queues().to_vec());
             general(ByConfig::new(list))
         })
     }
@@ -233,16 +233,16 @@ unsafe fn run(
                 let ids = &ref_arg(list)?.ids;
                 if let Some(kind) = strategy.by_counts {
                     let index = ids.iter().position(|id| id == current);
-                    return done(allocation_by_counts(kind, current.is_empty(), queues.queues.len(), ids.len(), index), queues);
+                    return done(allocation_by_counts(kind, current.is_empty(), queues.len(), ids.len(), index), queues);
                 }
-                done(strategy.inner.allocate_positions(group, current, &queues.queues, ids), queues)
+                done(strategy.inner.allocate_positions(group, current, queues.queues(), ids), queues)
             }
             Ids::Array(ids, ids_len) => {
                 if let Some(kind) = strategy.by_counts {
                     let index = index_of(current, ids, ids_len)?;
-                    return done(allocation_by_counts(kind, current.is_empty(), queues.queues.len(), ids_len, index), queues);
+                    return done(allocation_by_counts(kind, current.is_empty(), queues.len(), ids_len, index), queues);
                 }
-                with_ids(ids, ids_len, |ids| done(strategy.inner.allocate_positions(group, current, &queues.queues, ids), queues))
+                with_ids(ids, ids_len, |ids| done(strategy.inner.allocate_positions(group, current, queues.queues(), ids), queues))
             }
         }
     }
@@ -328,7 +328,7 @@ unsafe fn allocate_list(
 pub(crate) fn share_list(allocation: &Allocation, queues: &rmq_queue_list) -> rmq_queue_list {
     match allocation.positions() {
         Some(positions) => queues.select(positions),
-        None => rmq_queue_list::from_queues(allocation.to_queues(&queues.queues)),
+        None => rmq_queue_list::from_queues(allocation.to_queues(queues.queues())),
     }
 }
 
