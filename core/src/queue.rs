@@ -51,20 +51,34 @@ impl MessageQueue {
         self.queue_id.wrapping_sub(other.queue_id)
     }
 
-    /// Writes Java's `toString()` form, which the consistent-hash strategy hashes, into `out`
-    /// (cleared first) so that hot loops can reuse one buffer.
     /// Appends the bytes of Java's `toString()` (UTF-8, as `String.getBytes()` gives them with
     /// `file.encoding=UTF-8`) to `out`, without an intermediate `String`.
     pub fn write_java_bytes(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(b"MessageQueue [topic=");
-        out.extend_from_slice(self.topic.as_bytes());
-        out.extend_from_slice(b", brokerName=");
-        out.extend_from_slice(self.broker_name.as_bytes());
-        out.extend_from_slice(b", queueId=");
+        self.write_java_prefix(out);
+        self.write_java_suffix(out);
+    }
+
+    /// The bytes of `toString()` before the queue id: the same for a broker's queues of a topic.
+    pub(crate) fn write_java_prefix(&self, out: &mut Vec<u8>) {
+        for part in self.java_prefix_parts() {
+            out.extend_from_slice(part);
+        }
+    }
+
+    /// [`MessageQueue::write_java_prefix`] in its parts, the topic's first: hashes can share
+    /// work between queues of one topic and of one broker.
+    pub(crate) fn java_prefix_parts(&self) -> [&[u8]; 5] {
+        [b"MessageQueue [topic=", self.topic.as_bytes(), b", brokerName=", self.broker_name.as_bytes(), b", queueId="]
+    }
+
+    /// The rest: the queue id and the closing bracket.
+    pub(crate) fn write_java_suffix(&self, out: &mut Vec<u8>) {
         push_decimal(out, self.queue_id);
         out.push(b']');
     }
 
+    /// Writes Java's `toString()` form into `out` (cleared first), so that loops can reuse one
+    /// buffer.
     pub fn write_java_string(&self, out: &mut String) {
         use fmt::Write;
         out.clear();

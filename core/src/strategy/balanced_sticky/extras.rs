@@ -18,8 +18,9 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::hash64;
+use super::hash::Fnv;
 use super::ring::{Alive, Ring};
+use super::topics::Spans;
 
 /// Members' weights and their sum.
 pub(super) struct Weights {
@@ -68,7 +69,7 @@ pub(super) fn distribute(
     hashes: &[u64],
     members: &[String],
     weights: &Weights,
-    natural: &[Vec<(usize, u32)>],
+    natural: &Spans<(usize, u32)>,
     ring: &Ring,
 ) -> Vec<Vec<usize>> {
     let c = members.len();
@@ -99,6 +100,8 @@ pub(super) fn distribute(
         at_hi_max,
         slack: slack > 0,
     };
+    // Each member's name hashed once: the tie-breaks below finish from it.
+    let named: Vec<Fnv> = members.iter().map(|m| Fnv::START.part(m.as_bytes())).collect();
     // Members without room are skipped by the ring walk, and stay skipped (room never comes back).
     let mut roomless = Alive::new(ring);
 
@@ -108,9 +111,9 @@ pub(super) fn distribute(
         if rem == 0 {
             continue;
         }
-        let tie = |m: usize| hash64(&[members[m].as_bytes(), &topic_hash.to_le_bytes()]);
+        let tie = |m: usize| named[m].part(&topic_hash.to_le_bytes()).finish();
         if weights.uniform {
-            let mut nearest: Vec<(usize, u32)> = natural[t].clone();
+            let mut nearest: Vec<(usize, u32)> = natural[t].to_vec();
             nearest.sort_by_cached_key(|&(m, n)| (std::cmp::Reverse(n), tie(m)));
             for (m, _) in nearest {
                 if flow.extra_in[t].len() < rem && flow.has_room(m) {

@@ -11,12 +11,14 @@
 //! Cost, unweighted: about O(members x 64 x log + queues x log + extras), whatever the number of
 //! topics (a topic held by few members works on a ring of theirs alone); never queues x members.
 //! Weighted, pass 1 ranks every member for every topic: topics x members x log members.
-//! Hashes are FNV-1a 64 with a SplitMix64 finaliser: fixed by this file, the same everywhere.
+//! Hashes are FNV-1a 64 with a SplitMix64 finaliser ([`hash`]): fixed, the same everywhere.
 
 mod extras;
+mod hash;
 mod ring;
 #[cfg(test)]
 mod tests;
+mod topics;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -27,6 +29,7 @@ use super::{check, Allocation, Strategy};
 use crate::error::{Error, Result};
 use crate::group::{GroupAllocation, MemberShare};
 use crate::queue::MessageQueue;
+pub(crate) use hash::hash64;
 
 /// Which part of a client id ranks a member. Java's default id is `ip@pid#nanotime`, new at every
 /// restart; ranking by a stable part gives a restarted consumer its queues back. Members with the
@@ -203,22 +206,6 @@ impl Strategy for BalancedSticky {
     }
 }
 
-/// FNV-1a over the parts (each followed by a 0xff separator), then SplitMix64's finaliser.
-pub(crate) fn hash64(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for b in part.iter().chain(std::iter::once(&0xffu8)) {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    h ^= h >> 30;
-    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^= h >> 27;
-    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^ (h >> 31)
-}
-
 /// The owner (an index into the sorted distinct ids returned) of every queue of `mq_all`, members
 /// ranked by their whole ids (the tests' shorthand).
 #[cfg(test)]
@@ -266,45 +253,25 @@ fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) 
     if names.is_empty() {
         return Vec::new();
     }
-    // Each topic's queues in hash order; a queue listed twice is one queue (its copies are
-    // adjacent after sorting by hash, then broker and id) and gets one owner.
-    let mut index_of: HashMap<&str, usize> = HashMap::new();
-    let mut topics: Vec<Vec<(u64, usize)>> = Vec::new();
-    let mut key = String::new();
-    for (i, q) in mq_all.iter().enumerate() {
-        q.write_java_string(&mut key);
-        let t = *index_of.entry(&q.topic).or_insert_with(|| {
-            topics.push(Vec::new());
-            topics.len() - 1
-        });
-        topics[t].push((hash64(&[key.as_bytes()]), i));
-    }
-    let mut copy_of: Vec<(usize, usize)> = Vec::new();
-    for queues in topics.iter_mut() {
-        queues.sort_by(|a, b| (a.0, &mq_all[a.1].broker_name, mq_all[a.1].queue_id, a.1).cmp(&(b.0, &mq_all[b.1].broker_name, mq_all[b.1].queue_id, b.1)));
-        queues.dedup_by(|later, kept| {
-            let same = later.0 == kept.0 && mq_all[later.1] == mq_all[kept.1];
-            if same {
-                copy_of.push((later.1, kept.1));
-            }
-            same
-        });
-    }
-    // Topics in order of (name hash, name): the same order for every client.
-    let mut order: Vec<(u64, &str, usize)> = index_of.iter().map(|(name, t)| (hash64(&[name.as_bytes()]), *name, *t)).collect();
-    order.sort_unstable();
-    let topics: Vec<Vec<(u64, usize)>> = order.iter().map(|(_, _, t)| std::mem::take(&mut topics[*t])).collect();
-    let sizes: Vec<usize> = topics.iter().map(Vec::len).collect();
-    let hashes: Vec<u64> = order.iter().map(|(h, _, _)| *h).collect();
-
+    let topics = topics::Topics::new(mq_all);
+    let sizes: Vec<usize> = topics.queues.iter().map(<[_]>::len).collect();
     let ring = ring::Ring::new(names);
-    let starts: Vec<Vec<usize>> = topics.iter().map(|q| ring.starts(q)).collect();
-    let natural: Vec<Vec<(usize, u32)>> = starts.iter().map(|s| ring.natural_counts(s)).collect();
-    let extra_in = extras::distribute(&sizes, &hashes, names, weights, &natural, &ring);
+    // Where each queue meets the ring, and the members nearest to each topic's queues.
+    let starts = ring.starts(topics.queues.all());
+    let mut natural = topics::Spans::with_capacity(starts.len(), sizes.len());
+    let mut at = 0;
+    for size in &sizes {
+        ring.natural_counts(&starts[at..at + size], &mut natural);
+        at += size;
+    }
+    let extra_in = extras::distribute(&sizes, &topics.hashes, names, weights, &natural, &ring);
     let mut owner = vec![usize::MAX; mq_all.len()];
     // One quota buffer for every topic: filling a topic uses its quotas up, back to all zero.
     let mut quota = vec![0usize; names.len()];
-    for (t, queues) in topics.iter().enumerate() {
+    let mut at = 0;
+    for (t, queues) in topics.queues.iter().enumerate() {
+        let starts = &starts[at..at + queues.len()];
+        at += queues.len();
         // Unweighted, a topic smaller than the group has quota only where its extras went (and
         // touching every member would make many small topics cost topics x members).
         let small = weights.uniform && queues.len() < names.len();
@@ -317,9 +284,9 @@ fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) 
             quota[m] += 1;
         }
         let alive: Vec<usize> = if small { extra_in[t].clone() } else { (0..names.len()).filter(|&m| quota[m] > 0).collect() };
-        ring.fill(&mut quota, &alive, queues, &starts[t], &mut owner);
+        ring.fill(&mut quota, &alive, queues, starts, &mut owner);
     }
-    for (copy, kept) in copy_of {
+    for (copy, kept) in topics.copy_of {
         owner[copy] = owner[kept];
     }
     owner

@@ -16,7 +16,10 @@
 //! instead of distance (1.47-1.74), a ring-order walk in shuffled order (1.38-1.41), evenly
 //! spaced queue positions (1.33, but every queue moves when a topic grows).
 
-use super::hash64;
+use std::cell::Cell;
+
+use super::hash::Fnv;
+use super::topics::Spans;
 
 const VIRTUAL_POINTS: u32 = 64;
 const CANDIDATES: usize = 2;
@@ -31,14 +34,21 @@ pub(super) struct Ring {
     /// cache miss, which dominated groups of many small topics).
     buckets: Vec<usize>,
     shift: u32,
+    /// Each member's point hashes, ascending, `VIRTUAL_POINTS` per member side by side: where a
+    /// topic held by few members finds each one's nearest point (empty on a subset).
+    hashes_of: Vec<u64>,
+    /// The last walk's skip links, reset: the next topic's walk reuses them instead of
+    /// allocating one per point of the ring.
+    walked: Cell<Option<Alive>>,
 }
 
 impl Ring {
     pub(super) fn new(members: &[String]) -> Self {
         let mut points: Vec<(u64, usize)> = Vec::with_capacity(members.len() * VIRTUAL_POINTS as usize);
         for (m, id) in members.iter().enumerate() {
+            let name = Fnv::START.part(id.as_bytes());
             for v in 0..VIRTUAL_POINTS {
-                points.push((hash64(&[id.as_bytes(), &v.to_le_bytes()]), m));
+                points.push((name.part(&v.to_le_bytes()).finish(), m));
             }
         }
         Ring::from_points(points, members.len())
@@ -47,7 +57,9 @@ impl Ring {
     fn from_points(mut points: Vec<(u64, usize)>, members: usize) -> Self {
         points.sort_unstable();
         let mut points_of: Vec<Vec<usize>> = vec![Vec::new(); members];
-        for (i, (_, m)) in points.iter().enumerate() {
+        let mut hashes_of = vec![0; members * VIRTUAL_POINTS as usize];
+        for (i, (h, m)) in points.iter().enumerate() {
+            hashes_of[*m * VIRTUAL_POINTS as usize + points_of[*m].len()] = *h;
             points_of[*m].push(i);
         }
         // About eight points per bucket.
@@ -61,18 +73,18 @@ impl Ring {
             }
             buckets.push(at);
         }
-        Ring { points, points_of, buckets, shift }
+        Ring { points, points_of, buckets, shift, hashes_of, walked: Cell::new(None) }
     }
 
-    /// The ring of `members` alone (member numbers unchanged): what a topic whose queues go to a
-    /// few members walks, so that its cost follows its own size, not the group's. It cannot make
-    /// subsets of its own.
+    /// The ring of `members` alone (member numbers unchanged): what [`Ring::fill_few`] must give
+    /// the same answers as (the tests compare them). It cannot make subsets of its own.
+    #[cfg(test)]
     pub(super) fn subset(&self, members: &[usize]) -> Ring {
         // Sorting indices into the sorted ring is sorting the points, and integers sort faster.
         let mut at: Vec<u32> = members.iter().flat_map(|&m| self.points_of[m].iter().map(|&p| p as u32)).collect();
         at.sort_unstable();
         let points = at.into_iter().map(|p| self.points[p as usize]).collect();
-        Ring { points, points_of: Vec::new(), buckets: Vec::new(), shift: 64 }
+        Ring { points, points_of: Vec::new(), buckets: Vec::new(), shift: 64, hashes_of: Vec::new(), walked: Cell::new(None) }
     }
 
     pub(super) fn len(&self) -> usize {
@@ -101,18 +113,27 @@ impl Ring {
     }
 
     /// The members nearest clockwise to at least one queue (their "natural" owner, ignoring
-    /// quotas) and how many queues each is nearest to, by member, from the queues' [`Ring::starts`].
-    pub(super) fn natural_counts(&self, starts: &[usize]) -> Vec<(usize, u32)> {
+    /// quotas) and how many queues each is nearest to, by member, from the queues'
+    /// [`Ring::starts`]: appended to `out` as one span.
+    pub(super) fn natural_counts(&self, starts: &[usize], out: &mut Spans<(usize, u32)>) {
         let mut nearest: Vec<usize> = starts.iter().map(|&s| self.points[s % self.points.len()].1).collect();
         nearest.sort_unstable();
-        let mut counts: Vec<(usize, u32)> = Vec::new();
+        let mut last: Option<(usize, u32)> = None;
         for m in nearest {
-            match counts.last_mut() {
-                Some((last, n)) if *last == m => *n += 1,
-                _ => counts.push((m, 1)),
+            match &mut last {
+                Some((l, n)) if *l == m => *n += 1,
+                _ => {
+                    if let Some(done) = last {
+                        out.push(done);
+                    }
+                    last = Some((m, 1));
+                }
             }
         }
-        counts
+        if let Some(done) = last {
+            out.push(done);
+        }
+        out.end_span();
     }
 
     /// `owner[queue] = member` for every `(hash, queue)` of `queues` (sorted by hash, with their
@@ -127,12 +148,52 @@ impl Ring {
             quota[*only] = 0;
             return;
         }
-        if alive.len() * 16 < self.points_of.len() {
-            let small = self.subset(alive);
-            let starts = small.starts(queues);
-            return small.fill_on(quota, queues, &starts, owner);
+        // Searching each alive member's points costs about alive x (points + queues); the whole
+        // ring's candidate search steps over about (points / alive points) per candidate.
+        let per = VIRTUAL_POINTS as usize;
+        if alive.len() * alive.len() * (per + queues.len()) < queues.len() * CANDIDATES * self.points_of.len() {
+            return self.fill_few(quota, alive, queues, owner);
         }
         self.fill_on(quota, queues, starts, owner)
+    }
+
+    /// [`Ring::fill`] on the ring of `alive` alone, without building that ring unless a queue
+    /// must walk: a queue's candidates there are the alive members whose first point at or
+    /// after its hash is nearest (equal distances in member order, as the ring sorts them).
+    /// `queues` are in hash order, so each member's points are merged with them in one pass.
+    pub(super) fn fill_few(&self, quota: &mut [usize], alive: &[usize], queues: &[(u64, usize)], owner: &mut [usize]) {
+        let mut best = vec![[(u64::MAX, usize::MAX); CANDIDATES]; queues.len()];
+        let per = VIRTUAL_POINTS as usize;
+        for &m in alive.iter().filter(|&&m| quota[m] > 0) {
+            let own = &self.hashes_of[m * per..(m + 1) * per];
+            let mut at = 0;
+            for (&(h, _), best) in queues.iter().zip(best.iter_mut()) {
+                while at < per && own[at] < h {
+                    at += 1;
+                }
+                let candidate = (own[at % per].wrapping_sub(h), m);
+                if candidate < best[CANDIDATES - 1] {
+                    let slot = best.partition_point(|b| *b < candidate);
+                    best.copy_within(slot..CANDIDATES - 1, slot + 1);
+                    best[slot] = candidate;
+                }
+            }
+        }
+        let pairs = best.iter().enumerate().flat_map(|(i, b)| b.iter().filter(|c| c.1 != usize::MAX).map(move |&(d, m)| (d, i, m))).collect();
+        // The rest, in ring order, each to the nearest member with quota left: the walk on
+        // the ring of `alive`, by search.
+        for (h, q) in Self::grant(pairs, quota, queues, owner) {
+            let nearest = alive.iter().filter(|&&m| quota[m] > 0).map(|&m| (self.first_distance(m, h), m)).min();
+            let Some((_, m)) = nearest else { return };
+            owner[q] = m;
+            quota[m] -= 1;
+        }
+    }
+
+    /// Clockwise distance from `h` to member `m`'s first point at or after it.
+    fn first_distance(&self, m: usize, h: u64) -> u64 {
+        let own = &self.hashes_of[m * VIRTUAL_POINTS as usize..(m + 1) * VIRTUAL_POINTS as usize];
+        own[own.partition_point(|p| *p < h) % own.len()].wrapping_sub(h)
     }
 
     pub(super) fn fill_on(&self, quota: &mut [usize], queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize]) {
@@ -155,6 +216,13 @@ impl Ring {
                 }
             }
         }
+        let rest = Self::grant(pairs, quota, queues, owner);
+        self.walk(quota, &rest, owner);
+    }
+
+    /// Grants `(distance, queue index, member)` pairs nearest first, each queue to the first of
+    /// its candidates with quota left; returns the queues left without one, in ring order.
+    fn grant(mut pairs: Vec<(u64, usize, usize)>, quota: &mut [usize], queues: &[(u64, usize)], owner: &mut [usize]) -> Vec<(u64, usize)> {
         pairs.sort_unstable();
         let mut placed = vec![false; queues.len()];
         for (_, i, m) in pairs {
@@ -164,8 +232,7 @@ impl Ring {
                 owner[queues[i].1] = m;
             }
         }
-        let rest: Vec<(u64, usize)> = queues.iter().zip(&placed).filter(|(_, p)| !**p).map(|(q, _)| *q).collect();
-        self.walk(quota, &rest, owner);
+        queues.iter().zip(&placed).filter(|(_, p)| !**p).map(|(q, _)| *q).collect()
     }
 
     /// Each queue (in ring order) goes to the first member clockwise with quota left.
@@ -173,13 +240,15 @@ impl Ring {
         if queues.is_empty() {
             return;
         }
-        let mut alive = Alive::new(self);
+        let mut alive = self.walked.take().unwrap_or_else(|| Alive::new(self));
         for &(h, qi) in queues {
-            let Some(at) = alive.next(self, self.start_of(h), |m| quota[m] == 0) else { return };
+            let Some(at) = alive.next(self, self.start_of(h), |m| quota[m] == 0) else { break };
             let m = self.points[at % self.points.len()].1;
             owner[qi] = m;
             quota[m] -= 1;
         }
+        alive.reset();
+        self.walked.set(Some(alive));
     }
 }
 
@@ -188,11 +257,21 @@ impl Ring {
 pub(super) struct Alive {
     /// next[i] == i: not yet seen dead; otherwise a later point to jump to (`len` wraps).
     next: Vec<usize>,
+    /// The points seen dead, for [`Alive::reset`].
+    dead: Vec<usize>,
 }
 
 impl Alive {
     pub(super) fn new(ring: &Ring) -> Self {
-        Alive { next: (0..=ring.len()).collect() }
+        Alive { next: (0..=ring.len()).collect(), dead: Vec::new() }
+    }
+
+    /// Every point alive again, at the cost of the points seen dead, not of the ring: one topic's
+    /// walk after another's.
+    fn reset(&mut self) {
+        for i in self.dead.drain(..) {
+            self.next[i] = i;
+        }
     }
 
     /// The first live point at or after `i`, clockwise, as an index that may exceed the ring's
@@ -215,6 +294,7 @@ impl Alive {
                 i = self.next[i];
             } else if dead(ring.points[i].1) {
                 self.next[i] = i + 1;
+                self.dead.push(i);
                 i += 1;
             } else {
                 break;

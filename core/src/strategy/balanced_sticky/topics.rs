@@ -1,0 +1,178 @@
+//! The queues grouped by topic, topics in serving order, each topic's queues in hash order: the
+//! input both passes work on, kept in flat arrays (one allocation per array, not per topic), as
+//! groups of 100,000 one-queue topics would otherwise spend their time allocating.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::ops::Index;
+
+use super::hash::{hash64, Fnv};
+use crate::queue::MessageQueue;
+
+/// Consecutive runs of one flat vector, by index.
+pub(super) struct Spans<T> {
+    items: Vec<T>,
+    /// `items[ends[i - 1]..ends[i]]` is span `i`.
+    ends: Vec<usize>,
+}
+
+impl<T> Spans<T> {
+    pub(super) fn with_capacity(items: usize, spans: usize) -> Self {
+        Spans { items: Vec::with_capacity(items), ends: Vec::with_capacity(spans) }
+    }
+
+    /// Ends the current span (everything pushed since the last end).
+    pub(super) fn end_span(&mut self) {
+        self.ends.push(self.items.len());
+    }
+
+    pub(super) fn push(&mut self, item: T) {
+        self.items.push(item);
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(super) fn all(&self) -> &[T] {
+        &self.items
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = &[T]> {
+        (0..self.len()).map(|i| &self[i])
+    }
+}
+
+impl<T> Index<usize> for Spans<T> {
+    type Output = [T];
+
+    fn index(&self, i: usize) -> &[T] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.items[start..self.ends[i]]
+    }
+}
+
+/// `queues[t]`: topic `t`'s distinct queues as `(key hash, position in mq_all)`, in hash order
+/// (ties by broker, id, position); topics in order of (name hash, name), the same order for
+/// every client. A queue listed twice is one queue (its copies are adjacent after that sort)
+/// and gets one owner: `copy_of` lists `(copy, kept)` positions.
+pub(super) struct Topics {
+    pub(super) queues: Spans<(u64, usize)>,
+    /// Each topic's name hash.
+    pub(super) hashes: Vec<u64>,
+    pub(super) copy_of: Vec<(usize, usize)>,
+}
+
+impl Topics {
+    pub(super) fn new(mq_all: &[MessageQueue]) -> Self {
+        // Topic numbers in order of first appearance, and each queue's number and key hash.
+        // The key hash's state after the topic's name is that name's hash in the map too.
+        let mut index_of: HashMap<Named, u32, BuildHasherDefault<Prehashed>> = HashMap::default();
+        let mut names: Vec<&str> = Vec::new();
+        let mut keyed: Vec<(u32, u64)> = Vec::with_capacity(mq_all.len());
+        let mut key: Vec<u8> = Vec::new();
+        // Consecutive queues are usually of one topic and broker: the last ones found save a map
+        // lookup and hashing the key's beginning again.
+        let mut last: Option<(&MessageQueue, u32, Fnv)> = None;
+        for q in mq_all {
+            let (t, prefix) = match last {
+                Some((p, t, prefix)) if p.topic == q.topic && p.broker_name == q.broker_name => (t, prefix),
+                _ => {
+                    let [start, topic, broker_is, broker, id_is] = q.java_prefix_parts();
+                    let after_topic = Fnv::START.bytes(start).bytes(topic);
+                    let t = match last {
+                        Some((p, t, _)) if p.topic == q.topic => t,
+                        _ => *index_of.entry(Named { hash: after_topic.state(), name: &q.topic }).or_insert_with(|| {
+                            names.push(&q.topic);
+                            (names.len() - 1) as u32
+                        }),
+                    };
+                    (t, after_topic.bytes(broker_is).bytes(broker).bytes(id_is))
+                }
+            };
+            last = Some((q, t, prefix));
+            key.clear();
+            q.write_java_suffix(&mut key);
+            keyed.push((t, prefix.part(&key).finish()));
+        }
+        // Serving order, then each topic's first slot in it.
+        let mut order: Vec<(u64, &str, usize)> = names.iter().enumerate().map(|(t, name)| (hash64(&[name.as_bytes()]), *name, t)).collect();
+        order.sort_unstable();
+        let mut count = vec![0usize; names.len()];
+        for &(t, _) in &keyed {
+            count[t as usize] += 1;
+        }
+        let mut slot = vec![0usize; names.len()];
+        let mut at = 0;
+        for &(_, _, t) in &order {
+            slot[t] = at;
+            at += count[t];
+        }
+        let mut flat = vec![(0u64, 0usize); mq_all.len()];
+        for (i, &(t, h)) in keyed.iter().enumerate() {
+            flat[slot[t as usize]] = (h, i);
+            slot[t as usize] += 1;
+        }
+        // Each topic sorted and its copies dropped, compacted in place.
+        let mut queues = Spans { items: flat, ends: Vec::with_capacity(order.len()) };
+        let (mut read, mut write) = (0, 0);
+        let mut copy_of = Vec::new();
+        for &(_, _, t) in &order {
+            let span = &mut queues.items[read..read + count[t]];
+            read += count[t];
+            // The hash decides nearly every comparison; the queue itself is read only on a tie
+            // (the position last makes the order total, so an unstable sort is deterministic).
+            span.sort_unstable_by(|a, b| {
+                a.0.cmp(&b.0).then_with(|| (&mq_all[a.1].broker_name, mq_all[a.1].queue_id, a.1).cmp(&(&mq_all[b.1].broker_name, mq_all[b.1].queue_id, b.1)))
+            });
+            let first = write;
+            for i in read - count[t]..read {
+                let q = queues.items[i];
+                if write > first {
+                    let kept = queues.items[write - 1];
+                    if kept.0 == q.0 && mq_all[kept.1] == mq_all[q.1] {
+                        copy_of.push((q.1, kept.1));
+                        continue;
+                    }
+                }
+                queues.items[write] = q;
+                write += 1;
+            }
+            queues.ends.push(write);
+        }
+        queues.items.truncate(write);
+        Topics { queues, hashes: order.iter().map(|(h, _, _)| *h).collect(), copy_of }
+    }
+}
+
+/// A topic name with its hash already computed, as a map key.
+#[derive(PartialEq, Eq)]
+struct Named<'a> {
+    hash: u64,
+    name: &'a str,
+}
+
+impl Hash for Named<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// Passes a [`Named`] key's hash through.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used (by `Named`); anything else still hashes, if slowly.
+        *self = Prehashed(Fnv(self.0).bytes(bytes).state());
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
