@@ -196,11 +196,12 @@ impl Strategy for BalancedSticky {
     /// One computation for the whole group.
     fn allocate_group(&self, _group: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<GroupAllocation> {
         super::check_group(mq_all, cid_all)?;
-        let (members, shares) = self.shares(mq_all, cid_all);
+        let (members, mut shares) = self.shares(mq_all, cid_all);
         let index: HashMap<&str, usize> = members.iter().enumerate().map(|(i, m)| (m.as_str(), i)).collect();
+        // Each distinct id once: its share moves out rather than being copied.
         let members = super::distinct_in_order(cid_all)
             .into_iter()
-            .map(|id| MemberShare { client_id: id.to_owned(), allocation: Allocation::Positions(shares[index[id]].clone()) })
+            .map(|id| MemberShare { client_id: id.to_owned(), allocation: Allocation::Positions(std::mem::take(&mut shares[index[id]])) })
             .collect();
         Ok(GroupAllocation { members })
     }

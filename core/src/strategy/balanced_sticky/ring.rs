@@ -154,7 +154,7 @@ impl Ring {
         if alive.len() * alive.len() * (per + queues.len()) < queues.len() * CANDIDATES * self.points_of.len() {
             return self.fill_few(quota, alive, queues, owner);
         }
-        self.fill_on(quota, queues, starts, owner)
+        self.fill_on(quota, Some(alive), queues, starts, owner)
     }
 
     /// [`Ring::fill`] on the ring of `alive` alone, without building that ring unless a queue
@@ -168,6 +168,9 @@ impl Ring {
             let own = &self.hashes_of[m * per..(m + 1) * per];
             let mut at = 0;
             for (&(h, _), best) in queues.iter().zip(best.iter_mut()) {
+                // The queues ascend: step on from the last queue's point (a linear scan reads
+                // the member's points in order, which the processor fetches ahead; a binary
+                // search waits for each of its loads).
                 while at < per && own[at] < h {
                     at += 1;
                 }
@@ -180,9 +183,15 @@ impl Ring {
             }
         }
         let pairs = best.iter().enumerate().flat_map(|(i, b)| b.iter().filter(|c| c.1 != usize::MAX).map(move |&(d, m)| (d, i, m))).collect();
-        // The rest, in ring order, each to the nearest member with quota left: the walk on
-        // the ring of `alive`, by search.
-        for (h, q) in Self::grant(pairs, quota, queues, owner) {
+        let rest = Self::grant(pairs, quota, queues, owner);
+        self.walk_by_search(quota, alive, &rest, owner);
+    }
+
+    /// [`Ring::walk`] by searching the points of `alive` (the members that may have quota)
+    /// instead of stepping over everyone else's: each queue, in ring order, to the nearest of
+    /// them with quota left.
+    fn walk_by_search(&self, quota: &mut [usize], alive: &[usize], queues: &[(u64, usize)], owner: &mut [usize]) {
+        for &(h, q) in queues {
             let nearest = alive.iter().filter(|&&m| quota[m] > 0).map(|&m| (self.first_distance(m, h), m)).min();
             let Some((_, m)) = nearest else { return };
             owner[q] = m;
@@ -196,7 +205,9 @@ impl Ring {
         own[own.partition_point(|p| *p < h) % own.len()].wrapping_sub(h)
     }
 
-    pub(super) fn fill_on(&self, quota: &mut [usize], queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize]) {
+    /// [`Ring::fill`] on this ring. The queues left without a candidate walk the ring, or, given
+    /// `alive` (the members with quota) and where that is cheaper, search those members' points.
+    pub(super) fn fill_on(&self, quota: &mut [usize], alive: Option<&[usize]>, queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize]) {
         let n = self.points.len();
         // (distance, queue's index in `queues`, member)
         let mut pairs: Vec<(u64, usize, usize)> = Vec::with_capacity(queues.len() * CANDIDATES);
@@ -217,7 +228,12 @@ impl Ring {
             }
         }
         let rest = Self::grant(pairs, quota, queues, owner);
-        self.walk(quota, &rest, owner);
+        // A walk may step over most of the ring (the last queues look for the last members
+        // with quota); a search costs a few steps per alive member and queue.
+        match alive {
+            Some(alive) if rest.len() * alive.len() * 8 < n => self.walk_by_search(quota, alive, &rest, owner),
+            _ => self.walk(quota, &rest, owner),
+        }
     }
 
     /// Grants `(distance, queue index, member)` pairs nearest first, each queue to the first of

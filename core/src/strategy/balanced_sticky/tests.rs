@@ -55,6 +55,9 @@ fn a_queue_listed_twice_has_one_owner() {
     assert!(owner.iter().all(|o| *o < 4));
 }
 
+/// One way to place a topic's queues: (quotas, owners) to fill in.
+type Placement<'a> = dyn Fn(&mut [usize], &mut [usize]) + 'a;
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha, ..ProptestConfig::default() })]
 
@@ -291,15 +294,28 @@ proptest! {
         let total: usize = quota.iter().sum();
         let mut queues: Vec<(u64, usize)> = (0..total).map(|i| (hash64(&[&salt.to_le_bytes(), &(i as u64).to_le_bytes()]), i)).collect();
         queues.sort_unstable();
-        let (mut q1, mut q2, mut q3) = (quota.clone(), quota.clone(), quota.clone());
-        let (mut o1, mut o2, mut o3) = (vec![usize::MAX; total], vec![usize::MAX; total], vec![usize::MAX; total]);
-        whole.fill_on(&mut q1, &queues, &whole.starts(&queues), &mut o1);
+        let starts = whole.starts(&queues);
         let small = whole.subset(&alive);
-        small.fill_on(&mut q2, &queues, &small.starts(&queues), &mut o2);
-        whole.fill_few(&mut q3, &alive, &queues, &mut o3);
-        prop_assert_eq!(&o1, &o2);
-        prop_assert_eq!(&o1, &o3);
-        prop_assert!([q1, q2, q3].iter().all(|q| q.iter().all(|q| *q == 0)));
+        // Every way to place them: the whole ring walking it, the whole ring searching for the
+        // queues left over, the ring of the alive members alone, the search alone, and the
+        // choice among those that the strategy makes.
+        let ways: [&Placement; 5] = [
+            &|q, o| whole.fill_on(q, None, &queues, &starts, o),
+            &|q, o| whole.fill_on(q, Some(&alive), &queues, &starts, o),
+            &|q, o| small.fill_on(q, None, &queues, &small.starts(&queues), o),
+            &|q, o| whole.fill_few(q, &alive, &queues, o),
+            &|q, o| whole.fill(q, &alive, &queues, &starts, o),
+        ];
+        let mut answers = Vec::new();
+        for way in ways {
+            let (mut q, mut o) = (quota.clone(), vec![usize::MAX; total]);
+            way(&mut q, &mut o);
+            prop_assert!(q.iter().all(|q| *q == 0));
+            answers.push(o);
+        }
+        for other in &answers[1..] {
+            prop_assert_eq!(&answers[0], other);
+        }
     }
 }
 
