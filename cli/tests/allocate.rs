@@ -108,6 +108,18 @@ fn balanced_sticky_table_balances_across_topics() {
     assert!(text.contains("balance: min 3, max 4"), "{text}");
 }
 
+/// `--sticky-slack` empty (or 0) leaves the slack rows out, as its help says.
+#[test]
+fn compare_without_slack_rows() {
+    for none in ["", "0"] {
+        let out = run(&["compare", "--topics", "1", "--queues", "4", "--members", "3", "--random-groups", "0", "--sticky-slack", none, "--json"], "");
+        assert!(out.status.success(), "{none:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let names: Vec<&str> = v["summary"].as_array().unwrap().iter().map(|s| s["strategy"].as_str().unwrap()).collect();
+        assert_eq!(names, ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "BALANCED_STICKY"], "{none:?}");
+    }
+}
+
 #[test]
 fn compare_reports_every_strategy_with_movement_against_the_bound() {
     let svg = std::env::temp_dir().join(format!("rmq-compare-{}.svg", std::process::id()));

@@ -49,6 +49,7 @@ fn compare_refuses_a_grid_without_a_join_and_a_leave() {
     assert_refused(&["compare", "--strategies", "nope"], &["--strategies", "nope"]);
     assert_refused(&["compare", "--random-groups", "100001"], &["--random-groups 100001", "at most 100000"]);
     assert_refused(&["compare", "--sticky-slack", "1001"], &["--sticky-slack", "total_slack 1001", "0 to 1000"]);
+    assert_refused(&["compare", "--sticky-slack", "1,two"], &["--sticky-slack", "\"two\""]);
 }
 
 #[test]

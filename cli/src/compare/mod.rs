@@ -18,9 +18,9 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', default_value = "averagely,circle,consistent_hash,balanced_sticky")]
     strategies: Vec<String>,
     /// BALANCED_STICKY again with each of these total slacks (how far a member's total may stray
-    /// from its share), to show what balance buys in movement; empty for none.
-    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
-    sticky_slack: Vec<u32>,
+    /// from its share), to show what balance buys in movement; empty or 0 for none.
+    #[arg(long, value_parser = slack_list, default_value = "1,2,3")]
+    sticky_slack: SlackList,
     /// Topic counts of the grid.
     #[arg(long, value_delimiter = ',', default_value = "1,4,50,200")]
     topics: Vec<usize>,
@@ -129,6 +129,15 @@ fn check_grid(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
+/// A comma-separated list of slacks, possibly empty (clap's own list form refuses an empty one).
+#[derive(Clone)]
+struct SlackList(Vec<u32>);
+
+fn slack_list(text: &str) -> Result<SlackList, String> {
+    let parts = text.split(',').map(str::trim).filter(|p| !p.is_empty());
+    parts.map(|p| p.parse::<u32>().map_err(|e| format!("{p:?}: {e}"))).collect::<Result<_, _>>().map(SlackList)
+}
+
 pub fn run(args: Args) -> Result<ExitCode, String> {
     check_grid(&args)?;
     let strategies = args
@@ -137,6 +146,7 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         .map(|name| strategy_from_config(name, &serde_json::Value::Null).map_err(|e| format!("--strategies: {e}")))
         .chain(
             args.sticky_slack
+                .0
                 .iter()
                 .filter(|s| **s > 0)
                 .map(|s| strategy_from_config("balanced_sticky", &serde_json::json!({ "total_slack": s })).map_err(|e| format!("--sticky-slack: {e}"))),
