@@ -218,7 +218,9 @@ typedef struct rmq_id_list rmq_id_list;
  *
  * A list returned by an allocation shares the input list's storage (it holds positions into it,
  * not copies of every queue and name), yet is independent: it stays valid and unchanged after
- * the input list is changed or freed, and changing it leaves the input alone.
+ * the input list is changed or freed, and changing it leaves the input alone. It keeps the
+ * input's storage alive until it is freed or changed: a share kept across rounds holds that
+ * round's whole route in memory.
  */
 typedef struct rmq_queue_list rmq_queue_list;
 

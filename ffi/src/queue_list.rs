@@ -18,7 +18,9 @@ use crate::result::rmq_result;
 ///
 /// A list returned by an allocation shares the input list's storage (it holds positions into it,
 /// not copies of every queue and name), yet is independent: it stays valid and unchanged after
-/// the input list is changed or freed, and changing it leaves the input alone.
+/// the input list is changed or freed, and changing it leaves the input alone. It keeps the
+/// input's storage alive until it is freed or changed: a share kept across rounds holds that
+/// round's whole route in memory.
 pub struct rmq_queue_list {
     storage: Arc<Storage>,
     /// `None`: the whole of `storage`, in order. `Some`: the entries at these positions.
