@@ -151,7 +151,8 @@ impl Ring {
         // Searching each alive member's points costs about alive x (points + queues); the whole
         // ring's candidate search steps over about (points / alive points) per candidate.
         let per = VIRTUAL_POINTS as usize;
-        if alive.len() * alive.len() * (per + queues.len()) < queues.len() * CANDIDATES * self.points_of.len() {
+        let few = alive.len().saturating_mul(alive.len()).saturating_mul(per + queues.len());
+        if few < queues.len().saturating_mul(CANDIDATES * self.points_of.len()) {
             return self.fill_few(quota, alive, queues, owner);
         }
         self.fill_on(quota, Some(alive), queues, starts, owner)
@@ -231,7 +232,7 @@ impl Ring {
         // A walk may step over most of the ring (the last queues look for the last members
         // with quota); a search costs a few steps per alive member and queue.
         match alive {
-            Some(alive) if rest.len() * alive.len() * 8 < n => self.walk_by_search(quota, alive, &rest, owner),
+            Some(alive) if rest.len().saturating_mul(alive.len()) < n / 8 => self.walk_by_search(quota, alive, &rest, owner),
             _ => self.walk(quota, &rest, owner),
         }
     }
