@@ -9,7 +9,7 @@
 //!    the quotas from step 1.
 //!
 //! Cost, unweighted: about O(members x 64 x log + queues x log + extras), whatever the number of
-//! topics (a topic held by few members works on a ring of theirs alone); never queues x members.
+//! topics (a topic held by few members searches their points alone); never queues x members.
 //! Weighted, pass 1 ranks every member for every topic: topics x members x log members.
 //! Hashes are FNV-1a 64 with a SplitMix64 finaliser ([`hash`]): fixed, the same everywhere.
 

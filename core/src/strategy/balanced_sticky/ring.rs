@@ -138,7 +138,7 @@ impl Ring {
 
     /// `owner[queue] = member` for every `(hash, queue)` of `queues` (sorted by hash, with their
     /// [`Ring::starts`]), using up `quota` (which sums to `queues.len()`). `alive` lists the
-    /// members with quota; when they are few, the topic works on a ring of theirs alone.
+    /// members with quota; when they are few, the topic searches their points alone.
     pub(super) fn fill(&self, quota: &mut [usize], alive: &[usize], queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize]) {
         if let [only] = alive {
             // One member with quota: it has them all (many one-queue topics take this path).
@@ -158,9 +158,9 @@ impl Ring {
         self.fill_on(quota, Some(alive), queues, starts, owner)
     }
 
-    /// [`Ring::fill`] on the ring of `alive` alone, without building that ring unless a queue
-    /// must walk: a queue's candidates there are the alive members whose first point at or
-    /// after its hash is nearest (equal distances in member order, as the ring sorts them).
+    /// [`Ring::fill`] as on the ring of `alive` alone, without building it: a queue's candidates
+    /// there are the alive members whose first point at or after its hash is nearest (equal
+    /// distances in member order, as the ring sorts them).
     /// `queues` are in hash order, so each member's points are merged with them in one pass.
     pub(super) fn fill_few(&self, quota: &mut [usize], alive: &[usize], queues: &[(u64, usize)], owner: &mut [usize]) {
         let mut best = vec![[(u64::MAX, usize::MAX); CANDIDATES]; queues.len()];
