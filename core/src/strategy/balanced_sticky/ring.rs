@@ -27,8 +27,8 @@ const CANDIDATES: usize = 2;
 pub(super) struct Ring {
     /// (hash, member), sorted.
     points: Vec<(u64, usize)>,
-    /// Each member's indices into `points`.
-    points_of: Vec<Vec<usize>>,
+    /// How many members the ring was built for (a subset keeps the numbering of its parent).
+    members: usize,
     /// `buckets[b]`: the first point whose hash, shifted right by `shift`, is at least `b`: a
     /// lookup lands within a few points instead of bisecting a ring of 64,000 (each probe a
     /// cache miss, which dominated groups of many small topics).
@@ -56,11 +56,12 @@ impl Ring {
 
     fn from_points(mut points: Vec<(u64, usize)>, members: usize) -> Self {
         points.sort_unstable();
-        let mut points_of: Vec<Vec<usize>> = vec![Vec::new(); members];
+        // Filled member by member in ring order, so each member's hashes ascend.
+        let mut filled = vec![0usize; members];
         let mut hashes_of = vec![0; members * VIRTUAL_POINTS as usize];
-        for (i, (h, m)) in points.iter().enumerate() {
-            hashes_of[*m * VIRTUAL_POINTS as usize + points_of[*m].len()] = *h;
-            points_of[*m].push(i);
+        for &(h, m) in &points {
+            hashes_of[m * VIRTUAL_POINTS as usize + filled[m]] = h;
+            filled[m] += 1;
         }
         // About eight points per bucket.
         let bits = (points.len() / 8).max(1).ilog2().max(1);
@@ -73,18 +74,15 @@ impl Ring {
             }
             buckets.push(at);
         }
-        Ring { points, points_of, buckets, shift, hashes_of, walked: Cell::new(None) }
+        Ring { points, members, buckets, shift, hashes_of, walked: Cell::new(None) }
     }
 
     /// The ring of `members` alone (member numbers unchanged): what [`Ring::fill_few`] must give
-    /// the same answers as (the tests compare them). It cannot make subsets of its own.
+    /// the same answers as (the tests compare them). It walks only: it keeps no points by member.
     #[cfg(test)]
     pub(super) fn subset(&self, members: &[usize]) -> Ring {
-        // Sorting indices into the sorted ring is sorting the points, and integers sort faster.
-        let mut at: Vec<u32> = members.iter().flat_map(|&m| self.points_of[m].iter().map(|&p| p as u32)).collect();
-        at.sort_unstable();
-        let points = at.into_iter().map(|p| self.points[p as usize]).collect();
-        Ring { points, points_of: Vec::new(), buckets: Vec::new(), shift: 64, hashes_of: Vec::new(), walked: Cell::new(None) }
+        let points = self.points.iter().filter(|(_, m)| members.contains(m)).copied().collect();
+        Ring { points, members: self.members, buckets: Vec::new(), shift: 64, hashes_of: Vec::new(), walked: Cell::new(None) }
     }
 
     pub(super) fn len(&self) -> usize {
@@ -152,7 +150,7 @@ impl Ring {
         // ring's candidate search steps over about (points / alive points) per candidate.
         let per = VIRTUAL_POINTS as usize;
         let few = alive.len().saturating_mul(alive.len()).saturating_mul(per + queues.len());
-        if few < queues.len().saturating_mul(CANDIDATES * self.points_of.len()) {
+        if few < queues.len().saturating_mul(CANDIDATES * self.members) {
             return self.fill_few(quota, alive, queues, owner);
         }
         self.fill_on(quota, Some(alive), queues, starts, owner)

@@ -65,36 +65,7 @@ pub(super) struct Topics {
 
 impl Topics {
     pub(super) fn new(mq_all: &[MessageQueue]) -> Self {
-        // Topic numbers in order of first appearance, and each queue's number and key hash.
-        // The key hash's state after the topic's name is that name's hash in the map too.
-        let mut index_of: HashMap<Named, u32, BuildHasherDefault<Prehashed>> = HashMap::default();
-        let mut names: Vec<&str> = Vec::new();
-        let mut keyed: Vec<(u32, u64)> = Vec::with_capacity(mq_all.len());
-        let mut key: Vec<u8> = Vec::new();
-        // Consecutive queues are usually of one topic and broker: the last ones found save a map
-        // lookup and hashing the key's beginning again.
-        let mut last: Option<(&MessageQueue, u32, Fnv)> = None;
-        for q in mq_all {
-            let (t, prefix) = match last {
-                Some((p, t, prefix)) if p.topic == q.topic && p.broker_name == q.broker_name => (t, prefix),
-                _ => {
-                    let [start, topic, broker_is, broker, id_is] = q.java_prefix_parts();
-                    let after_topic = Fnv::START.bytes(start).bytes(topic);
-                    let t = match last {
-                        Some((p, t, _)) if p.topic == q.topic => t,
-                        _ => *index_of.entry(Named { hash: after_topic.state(), name: &q.topic }).or_insert_with(|| {
-                            names.push(&q.topic);
-                            (names.len() - 1) as u32
-                        }),
-                    };
-                    (t, after_topic.bytes(broker_is).bytes(broker).bytes(id_is))
-                }
-            };
-            last = Some((q, t, prefix));
-            key.clear();
-            q.write_java_suffix(&mut key);
-            keyed.push((t, prefix.part(&key).finish()));
-        }
+        let (names, keyed) = hash_keys(mq_all);
         // Serving order, then each topic's first slot in it.
         let mut order: Vec<(u64, &str, usize)> = names.iter().enumerate().map(|(t, name)| (hash64(&[name.as_bytes()]), *name, t)).collect();
         order.sort_unstable();
@@ -143,6 +114,40 @@ impl Topics {
         queues.items.truncate(write);
         Topics { queues, hashes: order.iter().map(|(h, _, _)| *h).collect(), copy_of }
     }
+}
+
+/// Every queue's topic number (topics numbered in order of first appearance; their names) and
+/// key hash. The key hash's state after the topic's name is that name's hash in the map too.
+fn hash_keys(mq_all: &[MessageQueue]) -> (Vec<&str>, Vec<(u32, u64)>) {
+    let mut index_of: HashMap<Named, u32, BuildHasherDefault<Prehashed>> = HashMap::default();
+    let mut names: Vec<&str> = Vec::new();
+    let mut keyed: Vec<(u32, u64)> = Vec::with_capacity(mq_all.len());
+    let mut key: Vec<u8> = Vec::new();
+    // Consecutive queues are usually of one topic and broker: the last ones found save a map
+    // lookup and hashing the key's beginning again.
+    let mut last: Option<(&MessageQueue, u32, Fnv)> = None;
+    for q in mq_all {
+        let (t, prefix) = match last {
+            Some((p, t, prefix)) if p.topic == q.topic && p.broker_name == q.broker_name => (t, prefix),
+            _ => {
+                let [start, topic, broker_is, broker, id_is] = q.java_prefix_parts();
+                let after_topic = Fnv::START.bytes(start).bytes(topic);
+                let t = match last {
+                    Some((p, t, _)) if p.topic == q.topic => t,
+                    _ => *index_of.entry(Named { hash: after_topic.state(), name: &q.topic }).or_insert_with(|| {
+                        names.push(&q.topic);
+                        (names.len() - 1) as u32
+                    }),
+                };
+                (t, after_topic.bytes(broker_is).bytes(broker).bytes(id_is))
+            }
+        };
+        last = Some((q, t, prefix));
+        key.clear();
+        q.write_java_suffix(&mut key);
+        keyed.push((t, prefix.part(&key).finish()));
+    }
+    (names, keyed)
 }
 
 /// A topic name with its hash already computed, as a map key.
