@@ -1,7 +1,8 @@
 //! The whole-group view of BALANCED_STICKY against consistent hash's at 100,000 queues x 1,000
 //! members, for topic counts from 1 to 100,000 (and 10,000 topics at 100 and 5,000 members, to
 //! show the cost does not follow queues x members), alternated 5 times in one run, medians:
-//! `cargo run --release -p rocketmq-rebalance --example sticky_cost`. (Movement and balance over
+//! `cargo run --release -p rocketmq-rebalance --example sticky_cost` (`-- TOPICS MEMBERS` for one
+//! case, under a profiler say). (Movement and balance over
 //! the grid: `rmq-rebalance compare`; the 100-topic case is also a criterion group.)
 
 use std::time::Instant;
@@ -18,7 +19,12 @@ fn main() {
     let slack = strategy_from_config("balanced_sticky", &serde_json::json!({ "total_slack": 2 })).expect("known strategy");
     println!("| topics x queues each | members | BALANCED_STICKY | BALANCED_STICKY-slack:2 | CONSISTENT_HASH, new instance | ratio | slack:2 ratio |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
-    for (topics, members) in [(1usize, 1000usize), (100, 1000), (1000, 1000), (10_000, 1000), (100_000, 1000), (10_000, 100), (10_000, 5000)] {
+    let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse().expect("TOPICS MEMBERS: numbers")).collect();
+    let cases = match args[..] {
+        [topics, members] => vec![(topics, members)],
+        _ => vec![(1usize, 1000usize), (100, 1000), (1000, 1000), (10_000, 1000), (100_000, 1000), (10_000, 100), (10_000, 5000)],
+    };
+    for (topics, members) in cases {
         let per = 100_000 / topics;
         let mq: Vec<MessageQueue> = (0..topics * per).map(|i| MessageQueue::new(format!("Topic{}", i % topics), "broker-a", (i / topics) as i32)).collect();
         let ids: Vec<String> = (0..members).map(|i| format!("10.{}.{}.{}@{}", i / 40_000, i / 200 % 200, i % 200, 4000 + i)).collect();

@@ -88,34 +88,29 @@ pub(super) fn distribute(
     let slack = weights.total_slack;
     let lo: Vec<usize> = lo.iter().map(|l| l.saturating_sub(slack)).collect();
     let hi: Vec<usize> = hi.iter().map(|h| h + slack).collect();
-    let mut flow = Flow {
-        sizes,
-        weights,
-        extra_in: Vec::with_capacity(sizes.len()),
-        topics_of: vec![Vec::new(); c],
-        extras: vec![0; c],
-        lo,
-        hi,
-        at_hi: 0,
-        at_hi_max,
-        slack: slack > 0,
-    };
+    let mut flow =
+        Flow { sizes, weights, extra_in: Vec::with_capacity(sizes.len()), topics_of: None, extras: vec![0; c], lo, hi, at_hi: 0, at_hi_max, slack: slack > 0 };
     // Each member's name hashed once: the tie-breaks below finish from it.
     let named: Vec<Fnv> = members.iter().map(|m| Fnv::START.part(m.as_bytes())).collect();
     // Members without room are skipped by the ring walk, and stay skipped (room never comes back).
     let mut roomless = Alive::new(ring);
 
+    // One buffer for every topic's nearest members.
+    let mut nearest = Vec::new();
     for (t, (&size, topic_hash)) in sizes.iter().zip(hashes).enumerate() {
-        flow.extra_in.push(Vec::new());
         let rem = if weights.uniform { size % c } else { size - (0..c).map(|m| weights.floor(size, m)).sum::<usize>() };
+        flow.extra_in.push(Vec::with_capacity(rem));
         if rem == 0 {
             continue;
         }
         let tie = |m: usize| named[m].part(&topic_hash.to_le_bytes()).finish();
         if weights.uniform {
-            let mut nearest: Vec<(usize, u32)> = natural[t].to_vec();
-            nearest.sort_by_cached_key(|&(m, n)| (std::cmp::Reverse(n), tie(m)));
-            for (m, _) in nearest {
+            // Most queues first, then by tie-break; `natural` lists members in ascending order,
+            // so the member last keeps equal keys in that order.
+            nearest.clear();
+            nearest.extend(natural[t].iter().map(|&(m, n)| (std::cmp::Reverse(n), tie(m), m)));
+            nearest.sort_unstable();
+            for &(_, _, m) in &nearest {
                 if flow.extra_in[t].len() < rem && flow.has_room(m) {
                     flow.give(t, m);
                 }
@@ -172,7 +167,9 @@ struct Flow<'a> {
     weights: &'a Weights,
     /// The members with an extra, per topic, and the topics where each member has one.
     extra_in: Vec<Vec<usize>>,
-    topics_of: Vec<Vec<usize>>,
+    /// Built on first need (`materialize`): most calls never search a path, and pushing every
+    /// extra into a member's list cost more than the rest of this pass on many small topics.
+    topics_of: Option<Vec<Vec<usize>>>,
     extras: Vec<usize>,
     /// Extras every member must reach / may reach; `hi` is `lo` or `lo + 1`.
     lo: Vec<usize>,
@@ -208,9 +205,27 @@ impl Flow<'_> {
         next <= self.lo[m] || (next == self.hi[m] && self.hi[m] > self.lo[m] && self.at_hi < self.at_hi_max)
     }
 
+    /// Builds `topics_of`, the topics where each member has an extra, in the order they were
+    /// given. Until the first path search every extra was given by the main loop, topic by topic
+    /// in ascending order, so that order is the topics' own; from then on `give` and `take_back`
+    /// keep the lists.
+    fn materialize(&mut self) {
+        if self.topics_of.is_none() {
+            let mut topics_of = vec![Vec::new(); self.extras.len()];
+            for (t, members) in self.extra_in.iter().enumerate() {
+                for &m in members {
+                    topics_of[m].push(t);
+                }
+            }
+            self.topics_of = Some(topics_of);
+        }
+    }
+
     fn give(&mut self, t: usize, m: usize) {
         self.extra_in[t].push(m);
-        self.topics_of[m].push(t);
+        if let Some(topics_of) = &mut self.topics_of {
+            topics_of[m].push(t);
+        }
         self.extras[m] += 1;
         if self.extras[m] > self.lo[m] {
             self.at_hi += 1;
@@ -219,7 +234,9 @@ impl Flow<'_> {
 
     fn take_back(&mut self, t: usize, m: usize) {
         self.extra_in[t].retain(|x| *x != m);
-        self.topics_of[m].retain(|x| *x != t);
+        if let Some(topics_of) = &mut self.topics_of {
+            topics_of[m].retain(|x| *x != t);
+        }
         self.extras[m] -= 1;
     }
 
@@ -228,6 +245,7 @@ impl Flow<'_> {
     /// Members with room are few when this is needed, so this is quick where the general search
     /// ([`Flow::augment`]) would visit every topic.
     fn swap(&mut self, t: usize) -> bool {
+        self.materialize();
         let c = self.extras.len();
         let mut holds_t = vec![false; c];
         for &m in &self.extra_in[t] {
@@ -250,6 +268,7 @@ impl Flow<'_> {
     /// One more extra for topic `t` along a shortest augmenting path (breadth first over topics
     /// `0..=t`, members and the hub). False if there is none.
     fn augment(&mut self, t: usize) -> bool {
+        self.materialize();
         let (topics, c) = (self.extra_in.len(), self.extras.len());
         let hub = topics + c;
         let mut parent = vec![usize::MAX; hub + 1];
@@ -286,7 +305,7 @@ impl Flow<'_> {
                 }
                 // Member m can round up through the hub, or pass one of its extras on.
                 let via_hub = (!self.slack && self.hi[m] > self.lo[m] && self.extras[m] == self.lo[m]).then_some(hub);
-                via_hub.into_iter().chain(self.topics_of[m].iter().copied()).collect()
+                via_hub.into_iter().chain(self.topics_of.as_ref().map_or(&[][..], |of| &of[m]).iter().copied()).collect()
             } else {
                 if self.at_hi < self.at_hi_max {
                     end = Some(u);
@@ -322,6 +341,7 @@ impl Flow<'_> {
     /// minimum. The exact bounds' solution lies within the wider ones, so such a path exists
     /// while any member is short.
     fn fill(&mut self, d: usize) -> bool {
+        self.materialize();
         let c = self.extras.len();
         // parent[f] = (the member that takes from f, the topic it takes).
         let mut parent: Vec<Option<(usize, usize)>> = vec![None; c];

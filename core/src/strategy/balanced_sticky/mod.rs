@@ -147,7 +147,12 @@ impl BalancedSticky {
     /// Every member's positions, members in order of first appearance in `cid_all`.
     fn shares(&self, mq_all: &[MessageQueue], cid_all: &[String]) -> (Vec<String>, Vec<Vec<usize>>) {
         let (members, owner) = assign_weighted(mq_all, cid_all, &self.stable_key, &self.weights, self.total_slack);
-        let mut shares = vec![Vec::new(); members.len()];
+        // Sized first: growing a thousand vectors push by push costs more than counting.
+        let mut counts = vec![0usize; members.len()];
+        for &o in &owner {
+            counts[o] += 1;
+        }
+        let mut shares: Vec<Vec<usize>> = counts.into_iter().map(Vec::with_capacity).collect();
         for (position, o) in owner.into_iter().enumerate() {
             shares[o].push(position);
         }
@@ -269,6 +274,8 @@ fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) 
     let mut owner = vec![usize::MAX; mq_all.len()];
     // One quota buffer for every topic: filling a topic uses its quotas up, back to all zero.
     let mut quota = vec![0usize; names.len()];
+    let mut scratch = ring::Scratch::default();
+    let mut everyone_alive = Vec::new();
     let mut at = 0;
     for (t, queues) in topics.queues.iter().enumerate() {
         let starts = &starts[at..at + queues.len()];
@@ -284,8 +291,14 @@ fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) 
         for &m in &extra_in[t] {
             quota[m] += 1;
         }
-        let alive: Vec<usize> = if small { extra_in[t].clone() } else { (0..names.len()).filter(|&m| quota[m] > 0).collect() };
-        ring.fill(&mut quota, &alive, queues, starts, &mut owner);
+        let alive: &[usize] = if small {
+            &extra_in[t]
+        } else {
+            everyone_alive.clear();
+            everyone_alive.extend((0..names.len()).filter(|&m| quota[m] > 0));
+            &everyone_alive
+        };
+        ring.fill(&mut quota, alive, queues, starts, &mut owner, &mut scratch);
     }
     for (copy, kept) in topics.copy_of {
         owner[copy] = owner[kept];

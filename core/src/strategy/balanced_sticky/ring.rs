@@ -34,9 +34,12 @@ pub(super) struct Ring {
     /// cache miss, which dominated groups of many small topics).
     buckets: Vec<usize>,
     shift: u32,
-    /// Each member's point hashes, ascending, `VIRTUAL_POINTS` per member side by side: where a
-    /// topic held by few members finds each one's nearest point (empty on a subset).
-    hashes_of: Vec<u64>,
+    /// Each member's points as indices into `points`, ascending, `VIRTUAL_POINTS` per member side
+    /// by side: where a topic held by few members finds each one's nearest point (empty on a
+    /// subset, and on a ring too large for `u32` indices, which then always walks). Indices, not
+    /// hashes: half the memory to read per topic, and their order past a queue's start is the
+    /// order of (distance, member) that candidates are ranked by.
+    index_of: Vec<u32>,
     /// The last walk's skip links, reset: the next topic's walk reuses them instead of
     /// allocating one per point of the ring.
     walked: Cell<Option<Alive>>,
@@ -56,12 +59,15 @@ impl Ring {
 
     fn from_points(mut points: Vec<(u64, usize)>, members: usize) -> Self {
         points.sort_unstable();
-        // Filled member by member in ring order, so each member's hashes ascend.
-        let mut filled = vec![0usize; members];
-        let mut hashes_of = vec![0; members * VIRTUAL_POINTS as usize];
-        for &(h, m) in &points {
-            hashes_of[m * VIRTUAL_POINTS as usize + filled[m]] = h;
-            filled[m] += 1;
+        // Filled member by member in ring order, so each member's indices ascend.
+        let mut index_of = Vec::new();
+        if u32::try_from(points.len()).is_ok() {
+            let mut filled = vec![0usize; members];
+            index_of = vec![0; members * VIRTUAL_POINTS as usize];
+            for (i, &(_, m)) in points.iter().enumerate() {
+                index_of[m * VIRTUAL_POINTS as usize + filled[m]] = i as u32;
+                filled[m] += 1;
+            }
         }
         // About eight points per bucket.
         let bits = (points.len() / 8).max(1).ilog2().max(1);
@@ -74,7 +80,7 @@ impl Ring {
             }
             buckets.push(at);
         }
-        Ring { points, members, buckets, shift, hashes_of, walked: Cell::new(None) }
+        Ring { points, members, buckets, shift, index_of, walked: Cell::new(None) }
     }
 
     /// The ring of `members` alone (member numbers unchanged): what [`Ring::fill_few`] must give
@@ -82,7 +88,7 @@ impl Ring {
     #[cfg(test)]
     pub(super) fn subset(&self, members: &[usize]) -> Ring {
         let points = self.points.iter().filter(|(_, m)| members.contains(m)).copied().collect();
-        Ring { points, members: self.members, buckets: Vec::new(), shift: 64, hashes_of: Vec::new(), walked: Cell::new(None) }
+        Ring { points, members: self.members, buckets: Vec::new(), shift: 64, index_of: Vec::new(), walked: Cell::new(None) }
     }
 
     pub(super) fn len(&self) -> usize {
@@ -137,7 +143,7 @@ impl Ring {
     /// `owner[queue] = member` for every `(hash, queue)` of `queues` (sorted by hash, with their
     /// [`Ring::starts`]), using up `quota` (which sums to `queues.len()`). `alive` lists the
     /// members with quota; when they are few, the topic searches their points alone.
-    pub(super) fn fill(&self, quota: &mut [usize], alive: &[usize], queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize]) {
+    pub(super) fn fill(&self, quota: &mut [usize], alive: &[usize], queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize], scratch: &mut Scratch) {
         if let [only] = alive {
             // One member with quota: it has them all (many one-queue topics take this path).
             for &(_, q) in queues {
@@ -150,66 +156,93 @@ impl Ring {
         // ring's candidate search steps over about (points / alive points) per candidate.
         let per = VIRTUAL_POINTS as usize;
         let few = alive.len().saturating_mul(alive.len()).saturating_mul(per + queues.len());
-        if few < queues.len().saturating_mul(CANDIDATES * self.members) {
-            return self.fill_few(quota, alive, queues, owner);
+        if self.indexed() && few < queues.len().saturating_mul(CANDIDATES * self.members) {
+            return self.fill_few(quota, alive, queues, starts, owner, scratch);
         }
-        self.fill_on(quota, Some(alive), queues, starts, owner)
+        self.fill_on(quota, Some(alive), queues, starts, owner, scratch)
+    }
+
+    /// Whether members' points are kept by index (every ring but a test's subset and one of more
+    /// than `u32::MAX` points).
+    fn indexed(&self) -> bool {
+        !self.index_of.is_empty()
     }
 
     /// [`Ring::fill`] as on the ring of `alive` alone, without building it: a queue's candidates
-    /// there are the alive members whose first point at or after its hash is nearest (equal
-    /// distances in member order, as the ring sorts them).
-    /// `queues` are in hash order, so each member's points are merged with them in one pass.
-    pub(super) fn fill_few(&self, quota: &mut [usize], alive: &[usize], queues: &[(u64, usize)], owner: &mut [usize]) {
-        let mut best = vec![[(u64::MAX, usize::MAX); CANDIDATES]; queues.len()];
+    /// there are the alive members whose first point at or after its start is nearest (points at
+    /// one hash in member order, as the ring sorts them). `queues` (with their `starts`) are in
+    /// hash order, so each member's points are merged with them in one pass. Needs
+    /// [`Ring::indexed`].
+    pub(super) fn fill_few(&self, quota: &mut [usize], alive: &[usize], queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize], scratch: &mut Scratch) {
+        // A candidate is (clockwise index offset from the queue's start) << 32 | member, so that
+        // one comparison ranks by distance, then member.
+        const NONE: u64 = u64::MAX;
+        const _: () = assert!(CANDIDATES == 2);
+        let n = self.points.len();
         let per = VIRTUAL_POINTS as usize;
+        let best = &mut scratch.best;
+        best.clear();
+        best.resize(queues.len(), [NONE; CANDIDATES]);
         for &m in alive.iter().filter(|&&m| quota[m] > 0) {
-            let own = &self.hashes_of[m * per..(m + 1) * per];
-            let mut at = 0;
-            for (&(h, _), best) in queues.iter().zip(best.iter_mut()) {
-                // The queues ascend: step on from the last queue's point (a linear scan reads
-                // the member's points in order, which the processor fetches ahead; a binary
-                // search waits for each of its loads).
-                while at < per && own[at] < h {
-                    at += 1;
-                }
-                let candidate = (own[at % per].wrapping_sub(h), m);
-                if candidate < best[CANDIDATES - 1] {
-                    let slot = best.partition_point(|b| *b < candidate);
-                    best.copy_within(slot..CANDIDATES - 1, slot + 1);
-                    best[slot] = candidate;
-                }
+            let own = &self.index_of[m * per..(m + 1) * per];
+            let m = m as u64;
+            for (&start, best) in starts.iter().zip(best.iter_mut()) {
+                let point = own[first_at_or_after(own, start)] as usize;
+                // Clockwise: past the last point, the member's first.
+                let offset = if point >= start { point - start } else { point + n - start };
+                // Into the best two without a branch on the values: most of these comparisons
+                // are coin tosses, which a branch would mispredict.
+                let candidate = (offset as u64) << 32 | m;
+                let [first, second] = *best;
+                *best = [first.min(candidate), second.min(first.max(candidate))];
             }
         }
-        let pairs = best.iter().enumerate().flat_map(|(i, b)| b.iter().filter(|c| c.1 != usize::MAX).map(move |&(d, m)| (d, i, m))).collect();
-        let rest = Self::grant(pairs, quota, queues, owner);
-        self.walk_by_search(quota, alive, &rest, owner);
+        scratch.pairs.clear();
+        for (i, (b, (&(h, _), &start))) in best.iter().zip(queues.iter().zip(starts)).enumerate() {
+            for &c in b.iter().filter(|c| **c != NONE) {
+                let (offset, m) = ((c >> 32) as usize, (c & u64::from(u32::MAX)) as usize);
+                scratch.pairs.push((self.points[(start + offset) % n].0.wrapping_sub(h), i, m));
+            }
+        }
+        Self::grant(scratch, quota, queues, owner);
+        self.walk_by_search(quota, alive, &scratch.rest, owner);
     }
 
     /// [`Ring::walk`] by searching the points of `alive` (the members that may have quota)
     /// instead of stepping over everyone else's: each queue, in ring order, to the nearest of
-    /// them with quota left.
+    /// them with quota left. Needs [`Ring::indexed`].
     fn walk_by_search(&self, quota: &mut [usize], alive: &[usize], queues: &[(u64, usize)], owner: &mut [usize]) {
         for &(h, q) in queues {
-            let nearest = alive.iter().filter(|&&m| quota[m] > 0).map(|&m| (self.first_distance(m, h), m)).min();
+            let start = self.start_of(h);
+            let nearest = alive.iter().filter(|&&m| quota[m] > 0).map(|&m| (self.first_offset(m, start), m)).min();
             let Some((_, m)) = nearest else { return };
             owner[q] = m;
             quota[m] -= 1;
         }
     }
 
-    /// Clockwise distance from `h` to member `m`'s first point at or after it.
-    fn first_distance(&self, m: usize, h: u64) -> u64 {
-        let own = &self.hashes_of[m * VIRTUAL_POINTS as usize..(m + 1) * VIRTUAL_POINTS as usize];
-        own[own.partition_point(|p| *p < h) % own.len()].wrapping_sub(h)
+    /// How many points clockwise from index `start` member `m`'s first point at or after it lies
+    /// (ranking these offsets ranks by ring distance, equal hashes in member order).
+    fn first_offset(&self, m: usize, start: usize) -> usize {
+        let own = &self.index_of[m * VIRTUAL_POINTS as usize..(m + 1) * VIRTUAL_POINTS as usize];
+        let n = self.points.len();
+        (own[own.partition_point(|&i| (i as usize) < start) % own.len()] as usize + n - start) % n
     }
 
     /// [`Ring::fill`] on this ring. The queues left without a candidate walk the ring, or, given
     /// `alive` (the members with quota) and where that is cheaper, search those members' points.
-    pub(super) fn fill_on(&self, quota: &mut [usize], alive: Option<&[usize]>, queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize]) {
+    pub(super) fn fill_on(
+        &self,
+        quota: &mut [usize],
+        alive: Option<&[usize]>,
+        queues: &[(u64, usize)],
+        starts: &[usize],
+        owner: &mut [usize],
+        scratch: &mut Scratch,
+    ) {
         let n = self.points.len();
         // (distance, queue's index in `queues`, member)
-        let mut pairs: Vec<(u64, usize, usize)> = Vec::with_capacity(queues.len() * CANDIDATES);
+        scratch.pairs.clear();
         for (i, (&(h, _), &start)) in queues.iter().zip(starts).enumerate() {
             let mut found: [usize; CANDIDATES] = [usize::MAX; CANDIDATES];
             let mut count = 0;
@@ -220,34 +253,38 @@ impl Ring {
                 }
                 found[count] = m;
                 count += 1;
-                pairs.push((p.wrapping_sub(h), i, m));
+                scratch.pairs.push((p.wrapping_sub(h), i, m));
                 if count == CANDIDATES {
                     break;
                 }
             }
         }
-        let rest = Self::grant(pairs, quota, queues, owner);
+        Self::grant(scratch, quota, queues, owner);
         // A walk may step over most of the ring (the last queues look for the last members
         // with quota); a search costs a few steps per alive member and queue.
         match alive {
-            Some(alive) if rest.len().saturating_mul(alive.len()) < n / 8 => self.walk_by_search(quota, alive, &rest, owner),
-            _ => self.walk(quota, &rest, owner),
+            Some(alive) if self.indexed() && scratch.rest.len().saturating_mul(alive.len()) < n / 8 => self.walk_by_search(quota, alive, &scratch.rest, owner),
+            _ => self.walk(quota, &scratch.rest, owner),
         }
     }
 
-    /// Grants `(distance, queue index, member)` pairs nearest first, each queue to the first of
-    /// its candidates with quota left; returns the queues left without one, in ring order.
-    fn grant(mut pairs: Vec<(u64, usize, usize)>, quota: &mut [usize], queues: &[(u64, usize)], owner: &mut [usize]) -> Vec<(u64, usize)> {
-        pairs.sort_unstable();
-        let mut placed = vec![false; queues.len()];
-        for (_, i, m) in pairs {
+    /// Grants the scratch's `(distance, queue index, member)` pairs nearest first, each queue to
+    /// the first of its candidates with quota left; leaves the queues without one, in ring
+    /// order, in `scratch.rest`.
+    fn grant(scratch: &mut Scratch, quota: &mut [usize], queues: &[(u64, usize)], owner: &mut [usize]) {
+        scratch.pairs.sort_unstable();
+        let placed = &mut scratch.placed;
+        placed.clear();
+        placed.resize(queues.len(), false);
+        for &(_, i, m) in &scratch.pairs {
             if !placed[i] && quota[m] > 0 {
                 placed[i] = true;
                 quota[m] -= 1;
                 owner[queues[i].1] = m;
             }
         }
-        queues.iter().zip(&placed).filter(|(_, p)| !**p).map(|(q, _)| *q).collect()
+        scratch.rest.clear();
+        scratch.rest.extend(queues.iter().zip(placed.iter()).filter(|(_, p)| !**p).map(|(q, _)| *q));
     }
 
     /// Each queue (in ring order) goes to the first member clockwise with quota left.
@@ -265,6 +302,36 @@ impl Ring {
         alive.reset();
         self.walked.set(Some(alive));
     }
+}
+
+/// Where in `own` (a member's `VIRTUAL_POINTS` ring indices, ascending) its first point at or
+/// after ring index `start` is: the first index not below `start`, or 0 (clockwise past the
+/// last point) when all are. Counted in two steps of eight comparisons each (which blocks of
+/// eight lie wholly below, then how much of the next block does), with no branch on the values:
+/// a merge or a binary search mispredicts about once per queue and member, which dominated
+/// groups of many small topics.
+pub(super) fn first_at_or_after(own: &[u32], start: usize) -> usize {
+    const BLOCK: usize = 8;
+    const _: () = assert!(VIRTUAL_POINTS as usize == BLOCK * BLOCK);
+    // `start` is at most the ring's length, and an indexed ring's length fits `u32`.
+    let start = start as u32;
+    let below = |p: &u32| usize::from(*p < start);
+    let blocks = own.iter().skip(BLOCK - 1).step_by(BLOCK).map(below).sum::<usize>().min(BLOCK - 1);
+    let rank = blocks * BLOCK + own[blocks * BLOCK..][..BLOCK].iter().map(below).sum::<usize>();
+    rank % own.len()
+}
+
+/// One topic's working buffers, kept for the next topic's: groups of many small topics would
+/// otherwise spend their time allocating.
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// Per queue, its best candidates so far (see [`Ring::fill_few`]).
+    best: Vec<[u64; CANDIDATES]>,
+    /// (distance, queue index, member) candidate pairs.
+    pairs: Vec<(u64, usize, usize)>,
+    placed: Vec<bool>,
+    /// The queues left once the pairs are granted.
+    rest: Vec<(u64, usize)>,
 }
 
 /// Skips the points of members that have left (a predicate that, once true for a member, stays

@@ -5,6 +5,7 @@ use crate::strategy::Strategy;
 use crate::MessageQueue;
 use crate::StrategyConfig;
 use proptest::prelude::*;
+use ring::Scratch;
 
 fn queues(topics: usize, per: usize) -> Vec<MessageQueue> {
     (0..topics).flat_map(|t| (0..per).map(move |q| MessageQueue::new(format!("T{t}"), "b", q as i32))).collect()
@@ -283,6 +284,13 @@ proptest! {
     /// searching each one's points instead of building that ring (for speed); both must give
     /// exactly what the whole ring gives.
     #[test]
+    fn the_branchless_search_finds_what_a_binary_search_finds(mut own in proptest::collection::vec(0u32..5000, 64), start in 0usize..5100) {
+        own.sort_unstable();
+        let expected = own.partition_point(|&i| (i as usize) < start) % own.len();
+        prop_assert_eq!(ring::first_at_or_after(&own, start), expected);
+    }
+
+    #[test]
     fn the_small_ring_places_queues_as_the_whole_ring_does(members in 2usize..80, quotas in proptest::collection::vec((0usize..80, 1usize..4), 1..6), salt in any::<u64>()) {
         let names: Vec<String> = (0..members).map(|m| format!("10.0.0.{m}@{salt}#0")).collect();
         let whole = ring::Ring::new(&names);
@@ -300,11 +308,11 @@ proptest! {
         // queues left over, the ring of the alive members alone, the search alone, and the
         // choice among those that the strategy makes.
         let ways: [&Placement; 5] = [
-            &|q, o| whole.fill_on(q, None, &queues, &starts, o),
-            &|q, o| whole.fill_on(q, Some(&alive), &queues, &starts, o),
-            &|q, o| small.fill_on(q, None, &queues, &small.starts(&queues), o),
-            &|q, o| whole.fill_few(q, &alive, &queues, o),
-            &|q, o| whole.fill(q, &alive, &queues, &starts, o),
+            &|q, o| whole.fill_on(q, None, &queues, &starts, o, &mut Scratch::default()),
+            &|q, o| whole.fill_on(q, Some(&alive), &queues, &starts, o, &mut Scratch::default()),
+            &|q, o| small.fill_on(q, None, &queues, &small.starts(&queues), o, &mut Scratch::default()),
+            &|q, o| whole.fill_few(q, &alive, &queues, &starts, o, &mut Scratch::default()),
+            &|q, o| whole.fill(q, &alive, &queues, &starts, o, &mut Scratch::default()),
         ];
         let mut answers = Vec::new();
         for way in ways {
