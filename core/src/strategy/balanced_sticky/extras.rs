@@ -64,14 +64,7 @@ impl Weights {
 /// the topic's hash, walked lazily past members without room, so the cost follows the number of
 /// extras, not topics x members. Weighted, every eligible member is ranked (largest remainder
 /// first, ties by hash): topics x members x log members.
-pub(super) fn distribute(
-    sizes: &[usize],
-    hashes: &[u64],
-    members: &[String],
-    weights: &Weights,
-    natural: &Spans<(usize, u32)>,
-    ring: &Ring,
-) -> Vec<Vec<usize>> {
+pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], weights: &Weights, natural: &Spans<(usize, u32)>, ring: &Ring) -> ExtraIn {
     let c = members.len();
     let total: usize = sizes.iter().sum();
     // Floors summed over topics, one term per distinct topic size.
@@ -88,8 +81,18 @@ pub(super) fn distribute(
     let slack = weights.total_slack;
     let lo: Vec<usize> = lo.iter().map(|l| l.saturating_sub(slack)).collect();
     let hi: Vec<usize> = hi.iter().map(|h| h + slack).collect();
-    let mut flow =
-        Flow { sizes, weights, extra_in: Vec::with_capacity(sizes.len()), topics_of: None, extras: vec![0; c], lo, hi, at_hi: 0, at_hi_max, slack: slack > 0 };
+    let mut flow = Flow {
+        sizes,
+        weights,
+        extra_in: ExtraIn::with_capacity(sizes.len()),
+        topics_of: None,
+        extras: vec![0; c],
+        lo,
+        hi,
+        at_hi: 0,
+        at_hi_max,
+        slack: slack > 0,
+    };
     // Each member's name hashed once: the tie-breaks below finish from it.
     let named: Vec<Fnv> = members.iter().map(|m| Fnv::START.part(m.as_bytes())).collect();
     // Members without room are skipped by the ring walk, and stay skipped (room never comes back).
@@ -99,7 +102,9 @@ pub(super) fn distribute(
     let mut nearest = Vec::new();
     for (t, (&size, topic_hash)) in sizes.iter().zip(hashes).enumerate() {
         let rem = if weights.uniform { size % c } else { size - (0..c).map(|m| weights.floor(size, m)).sum::<usize>() };
-        flow.extra_in.push(Vec::with_capacity(rem));
+        // Room for one more than its extras: a path search gives a topic its next member before
+        // taking the one it replaces back.
+        flow.extra_in.add_topic(rem + 1);
         if rem == 0 {
             continue;
         }
@@ -162,11 +167,75 @@ pub(super) fn distribute(
     flow.extra_in
 }
 
+/// The members with an extra, topic by topic, in one flat vector: each topic has its own room
+/// there, so groups of many one-queue topics do not make an allocation per topic.
+pub(super) struct ExtraIn {
+    items: Vec<usize>,
+    /// Topic `t`'s members are `items[start[t]..start[t] + len[t]]`, its room `room[t]` slots.
+    start: Vec<usize>,
+    len: Vec<usize>,
+    room: Vec<usize>,
+}
+
+impl ExtraIn {
+    fn with_capacity(topics: usize) -> Self {
+        ExtraIn { items: Vec::with_capacity(topics), start: Vec::with_capacity(topics), len: Vec::with_capacity(topics), room: Vec::with_capacity(topics) }
+    }
+
+    /// A new last topic with room for `room` members.
+    fn add_topic(&mut self, room: usize) {
+        self.start.push(self.items.len());
+        self.len.push(0);
+        self.room.push(room);
+        self.items.resize(self.items.len() + room, usize::MAX);
+    }
+
+    /// How many topics.
+    pub(super) fn len(&self) -> usize {
+        self.start.len()
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = &[usize]> {
+        (0..self.len()).map(|t| &self[t])
+    }
+
+    fn push(&mut self, t: usize, m: usize) {
+        if self.len[t] == self.room[t] {
+            // Not expected (the room covers every path); should it happen, the topic moves to
+            // the end with twice the room, its old slots unused.
+            let (old, len) = (self.start[t], self.len[t]);
+            self.start[t] = self.items.len();
+            self.room[t] = 2 * len + 1;
+            self.items.extend_from_within(old..old + len);
+            self.items.resize(self.start[t] + self.room[t], usize::MAX);
+        }
+        self.items[self.start[t] + self.len[t]] = m;
+        self.len[t] += 1;
+    }
+
+    /// Takes `m` out of topic `t`'s members, the others keeping their order.
+    fn remove(&mut self, t: usize, m: usize) {
+        let (start, len) = (self.start[t], self.len[t]);
+        if let Some(at) = self.items[start..start + len].iter().position(|x| *x == m) {
+            self.items.copy_within(start + at + 1..start + len, start + at);
+            self.len[t] -= 1;
+        }
+    }
+}
+
+impl std::ops::Index<usize> for ExtraIn {
+    type Output = [usize];
+
+    fn index(&self, t: usize) -> &[usize] {
+        &self.items[self.start[t]..self.start[t] + self.len[t]]
+    }
+}
+
 struct Flow<'a> {
     sizes: &'a [usize],
     weights: &'a Weights,
     /// The members with an extra, per topic, and the topics where each member has one.
-    extra_in: Vec<Vec<usize>>,
+    extra_in: ExtraIn,
     /// Built on first need (`materialize`): most calls never search a path, and pushing every
     /// extra into a member's list cost more than the rest of this pass on many small topics.
     topics_of: Option<Vec<Vec<usize>>>,
@@ -222,7 +291,7 @@ impl Flow<'_> {
     }
 
     fn give(&mut self, t: usize, m: usize) {
-        self.extra_in[t].push(m);
+        self.extra_in.push(t, m);
         if let Some(topics_of) = &mut self.topics_of {
             topics_of[m].push(t);
         }
@@ -233,7 +302,7 @@ impl Flow<'_> {
     }
 
     fn take_back(&mut self, t: usize, m: usize) {
-        self.extra_in[t].retain(|x| *x != m);
+        self.extra_in.remove(t, m);
         if let Some(topics_of) = &mut self.topics_of {
             topics_of[m].retain(|x| *x != t);
         }
@@ -374,5 +443,29 @@ impl Flow<'_> {
             }
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExtraIn;
+
+    /// Past its room a topic moves to the end of the flat vector, its neighbours untouched.
+    #[test]
+    fn a_topic_past_its_room_moves_and_keeps_its_members_in_order() {
+        let mut lists = ExtraIn::with_capacity(3);
+        for room in [1, 2, 1] {
+            lists.add_topic(room);
+        }
+        lists.push(0, 7);
+        lists.push(2, 9);
+        lists.push(1, 4);
+        lists.push(1, 5);
+        lists.push(1, 6);
+        lists.push(1, 8);
+        lists.remove(1, 5);
+        assert_eq!(lists.iter().collect::<Vec<_>>(), [&[7][..], &[4, 6, 8], &[9]]);
+        lists.remove(1, 3);
+        assert_eq!(&lists[1], &[4, 6, 8]);
     }
 }
