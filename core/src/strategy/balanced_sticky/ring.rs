@@ -316,7 +316,9 @@ pub(super) fn first_at_or_after(own: &[u32], start: usize) -> usize {
     // `start` is at most the ring's length, and an indexed ring's length fits `u32`.
     let start = start as u32;
     let below = |p: &u32| usize::from(*p < start);
-    let blocks = own.iter().skip(BLOCK - 1).step_by(BLOCK).map(below).sum::<usize>().min(BLOCK - 1);
+    // The last block is the one to count in when all before it lie below, so its own last
+    // point need not be compared.
+    let blocks = (0..BLOCK - 1).map(|b| below(&own[b * BLOCK + BLOCK - 1])).sum::<usize>();
     let rank = blocks * BLOCK + own[blocks * BLOCK..][..BLOCK].iter().map(below).sum::<usize>();
     rank % own.len()
 }
