@@ -201,7 +201,9 @@ impl Ring {
         for (i, (b, (&(h, _), &start))) in best.iter().zip(queues.iter().zip(starts)).enumerate() {
             for &c in b.iter().filter(|c| **c != NONE) {
                 let (offset, m) = ((c >> 32) as usize, (c & u64::from(u32::MAX)) as usize);
-                scratch.pairs.push((self.points[(start + offset) % n].0.wrapping_sub(h), i, m));
+                // Wrapped by a subtraction: a division here cost as much as the search above.
+                let at = if start + offset >= n { start + offset - n } else { start + offset };
+                scratch.pairs.push((self.points[at].0.wrapping_sub(h), i, m));
             }
         }
         Self::grant(scratch, quota, queues, owner);
