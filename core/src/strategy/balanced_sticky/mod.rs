@@ -16,6 +16,7 @@
 mod extras;
 mod hash;
 mod ring;
+mod spread_sort;
 #[cfg(test)]
 mod tests;
 mod topics;

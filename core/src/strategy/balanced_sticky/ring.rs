@@ -19,6 +19,7 @@
 use std::cell::Cell;
 
 use super::hash::Fnv;
+use super::spread_sort::sort_by_spread_key;
 use super::topics::Spans;
 
 const VIRTUAL_POINTS: u32 = 64;
@@ -58,7 +59,7 @@ impl Ring {
     }
 
     fn from_points(mut points: Vec<(u64, usize)>, members: usize) -> Self {
-        points.sort_unstable();
+        sort_by_spread_key(&mut points, |p| p.0, Ord::cmp);
         // Filled member by member in ring order, so each member's indices ascend.
         let mut index_of = Vec::new();
         if u32::try_from(points.len()).is_ok() {

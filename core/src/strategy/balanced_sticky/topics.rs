@@ -7,6 +7,7 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::ops::Index;
 
 use super::hash::{hash64, Fnv};
+use super::spread_sort::sort_by_spread_key;
 use crate::queue::MessageQueue;
 
 /// Consecutive runs of one flat vector, by index.
@@ -68,7 +69,7 @@ impl Topics {
         let (names, keyed) = hash_keys(mq_all);
         // Serving order, then each topic's first slot in it.
         let mut order: Vec<(u64, &str, usize)> = names.iter().enumerate().map(|(t, name)| (hash64(&[name.as_bytes()]), *name, t)).collect();
-        order.sort_unstable();
+        sort_by_spread_key(&mut order, |o| o.0, Ord::cmp);
         let mut count = vec![0usize; names.len()];
         for &(t, _) in &keyed {
             count[t as usize] += 1;
@@ -93,9 +94,14 @@ impl Topics {
             read += count[t];
             // The hash decides nearly every comparison; the queue itself is read only on a tie
             // (the position last makes the order total, so an unstable sort is deterministic).
-            span.sort_unstable_by(|a, b| {
-                a.0.cmp(&b.0).then_with(|| (&mq_all[a.1].broker_name, mq_all[a.1].queue_id, a.1).cmp(&(&mq_all[b.1].broker_name, mq_all[b.1].queue_id, b.1)))
-            });
+            sort_by_spread_key(
+                span,
+                |q| q.0,
+                |a, b| {
+                    a.0.cmp(&b.0)
+                        .then_with(|| (&mq_all[a.1].broker_name, mq_all[a.1].queue_id, a.1).cmp(&(&mq_all[b.1].broker_name, mq_all[b.1].queue_id, b.1)))
+                },
+            );
             let first = write;
             for i in read - count[t]..read {
                 let q = queues.items[i];
