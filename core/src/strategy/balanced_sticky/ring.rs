@@ -207,16 +207,15 @@ impl Ring {
                 scratch.pairs.push((self.points[at].0.wrapping_sub(h), i, m));
             }
         }
-        Self::grant(scratch, quota, queues, owner);
+        Self::grant(scratch, quota, queues, starts, owner);
         self.walk_by_search(quota, alive, &scratch.rest, owner);
     }
 
     /// [`Ring::walk`] by searching the points of `alive` (the members that may have quota)
     /// instead of stepping over everyone else's: each queue, in ring order, to the nearest of
     /// them with quota left. Needs [`Ring::indexed`].
-    fn walk_by_search(&self, quota: &mut [usize], alive: &[usize], queues: &[(u64, usize)], owner: &mut [usize]) {
-        for &(h, q) in queues {
-            let start = self.start_of(h);
+    fn walk_by_search(&self, quota: &mut [usize], alive: &[usize], queues: &[(usize, usize)], owner: &mut [usize]) {
+        for &(start, q) in queues {
             let nearest = alive.iter().filter(|&&m| quota[m] > 0).map(|&m| (self.first_offset(m, start), m)).min();
             let Some((_, m)) = nearest else { return };
             owner[q] = m;
@@ -229,7 +228,12 @@ impl Ring {
     fn first_offset(&self, m: usize, start: usize) -> usize {
         let own = &self.index_of[m * VIRTUAL_POINTS as usize..(m + 1) * VIRTUAL_POINTS as usize];
         let n = self.points.len();
-        (own[own.partition_point(|&i| (i as usize) < start) % own.len()] as usize + n - start) % n
+        let point = own[first_at_or_after(own, start)] as usize;
+        if point >= start {
+            point - start
+        } else {
+            point + n - start
+        }
     }
 
     /// [`Ring::fill`] on this ring. The queues left without a candidate walk the ring, or, given
@@ -262,7 +266,7 @@ impl Ring {
                 }
             }
         }
-        Self::grant(scratch, quota, queues, owner);
+        Self::grant(scratch, quota, queues, starts, owner);
         // A walk may step over most of the ring (the last queues look for the last members
         // with quota); a search costs a few steps per alive member and queue.
         match alive {
@@ -273,8 +277,8 @@ impl Ring {
 
     /// Grants the scratch's `(distance, queue index, member)` pairs nearest first, each queue to
     /// the first of its candidates with quota left; leaves the queues without one, in ring
-    /// order, in `scratch.rest`.
-    fn grant(scratch: &mut Scratch, quota: &mut [usize], queues: &[(u64, usize)], owner: &mut [usize]) {
+    /// order, in `scratch.rest` (as their start and queue).
+    fn grant(scratch: &mut Scratch, quota: &mut [usize], queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize]) {
         scratch.pairs.sort_unstable();
         let placed = &mut scratch.placed;
         placed.clear();
@@ -287,17 +291,18 @@ impl Ring {
             }
         }
         scratch.rest.clear();
-        scratch.rest.extend(queues.iter().zip(placed.iter()).filter(|(_, p)| !**p).map(|(q, _)| *q));
+        scratch.rest.extend(queues.iter().zip(starts).zip(placed.iter()).filter(|(_, p)| !**p).map(|((q, &start), _)| (start, q.1)));
     }
 
-    /// Each queue (in ring order) goes to the first member clockwise with quota left.
-    fn walk(&self, quota: &mut [usize], queues: &[(u64, usize)], owner: &mut [usize]) {
+    /// Each queue (`(start, queue)`, in ring order) goes to the first member clockwise with
+    /// quota left.
+    fn walk(&self, quota: &mut [usize], queues: &[(usize, usize)], owner: &mut [usize]) {
         if queues.is_empty() {
             return;
         }
         let mut alive = self.walked.take().unwrap_or_else(|| Alive::new(self));
-        for &(h, qi) in queues {
-            let Some(at) = alive.next(self, self.start_of(h), |m| quota[m] == 0) else { break };
+        for &(start, qi) in queues {
+            let Some(at) = alive.next(self, start, |m| quota[m] == 0) else { break };
             let m = self.points[at % self.points.len()].1;
             owner[qi] = m;
             quota[m] -= 1;
@@ -335,8 +340,8 @@ pub(super) struct Scratch {
     /// (distance, queue index, member) candidate pairs.
     pairs: Vec<(u64, usize, usize)>,
     placed: Vec<bool>,
-    /// The queues left once the pairs are granted.
-    rest: Vec<(u64, usize)>,
+    /// The queues left once the pairs are granted: (start, queue).
+    rest: Vec<(usize, usize)>,
 }
 
 /// Skips the points of members that have left (a predicate that, once true for a member, stays
