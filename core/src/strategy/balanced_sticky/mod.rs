@@ -265,12 +265,7 @@ fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) 
     let ring = ring::Ring::new(names);
     // Where each queue meets the ring, and the members nearest to each topic's queues.
     let starts = ring.starts(topics.queues.all());
-    let mut natural = topics::Spans::with_capacity(starts.len(), sizes.len());
-    let mut at = 0;
-    for size in &sizes {
-        ring.natural_counts(&starts[at..at + size], &mut natural);
-        at += size;
-    }
+    let natural = ring.natural_counts(&starts, &sizes);
     let extra_in = extras::distribute(&sizes, &topics.hashes, names, weights, &natural, &ring);
     let mut owner = vec![usize::MAX; mq_all.len()];
     // One quota buffer for every topic: filling a topic uses its quotas up, back to all zero.

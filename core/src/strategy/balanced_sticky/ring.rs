@@ -117,28 +117,38 @@ impl Ring {
         queues.iter().map(|&(h, _)| self.start_of(h)).collect()
     }
 
-    /// The members nearest clockwise to at least one queue (their "natural" owner, ignoring
-    /// quotas) and how many queues each is nearest to, by member, from the queues'
-    /// [`Ring::starts`]: appended to `out` as one span.
-    pub(super) fn natural_counts(&self, starts: &[usize], out: &mut Spans<(usize, u32)>) {
-        let mut nearest: Vec<usize> = starts.iter().map(|&s| self.points[s % self.points.len()].1).collect();
-        nearest.sort_unstable();
-        let mut last: Option<(usize, u32)> = None;
-        for m in nearest {
-            match &mut last {
-                Some((l, n)) if *l == m => *n += 1,
-                _ => {
-                    if let Some(done) = last {
-                        out.push(done);
-                    }
-                    last = Some((m, 1));
+    /// For each topic (`sizes` queues each, their [`Ring::starts`] side by side), the members
+    /// nearest clockwise to at least one of its queues (their "natural" owner, ignoring quotas)
+    /// and how many queues each is nearest to, in member order: one span per topic.
+    pub(super) fn natural_counts(&self, starts: &[usize], sizes: &[usize]) -> Spans<(usize, u32)> {
+        let mut out = Spans::with_capacity(starts.len(), sizes.len());
+        // A topic with many queues for its members counts them by member; a small one sorts
+        // its few (counting would touch every member per topic).
+        let mut count = vec![0u32; self.members];
+        let mut nearest: Vec<usize> = Vec::new();
+        let mut at = 0;
+        for &size in sizes {
+            let starts = &starts[at..at + size];
+            at += size;
+            let member_at = |s: usize| self.points[if s == self.points.len() { 0 } else { s }].1;
+            if size >= self.members / 4 {
+                for &s in starts {
+                    count[member_at(s)] += 1;
+                }
+                for (m, n) in count.iter_mut().enumerate().filter(|(_, n)| **n > 0) {
+                    out.push((m, std::mem::take(n)));
+                }
+            } else {
+                nearest.clear();
+                nearest.extend(starts.iter().map(|&s| member_at(s)));
+                nearest.sort_unstable();
+                for run in nearest.chunk_by(|a, b| a == b) {
+                    out.push((run[0], run.len() as u32));
                 }
             }
+            out.end_span();
         }
-        if let Some(done) = last {
-            out.push(done);
-        }
-        out.end_span();
+        out
     }
 
     /// `owner[queue] = member` for every `(hash, queue)` of `queues` (sorted by hash, with their
