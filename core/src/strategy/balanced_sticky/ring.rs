@@ -28,6 +28,8 @@ const CANDIDATES: usize = 2;
 pub(super) struct Ring {
     /// (hash, member), sorted.
     points: Vec<(u64, usize)>,
+    /// The points' hashes alone, half the bytes: what lookups by hash and distances read.
+    hashes: Vec<u64>,
     /// How many members the ring was built for (a subset keeps the numbering of its parent).
     members: usize,
     /// `buckets[b]`: the first point whose hash, shifted right by `shift`, is at least `b`: a
@@ -81,15 +83,17 @@ impl Ring {
             }
             buckets.push(at);
         }
-        Ring { points, members, buckets, shift, index_of, walked: Cell::new(None) }
+        let hashes = points.iter().map(|p| p.0).collect();
+        Ring { points, hashes, members, buckets, shift, index_of, walked: Cell::new(None) }
     }
 
     /// The ring of `members` alone (member numbers unchanged): what [`Ring::fill_few`] must give
     /// the same answers as (the tests compare them). It walks only: it keeps no points by member.
     #[cfg(test)]
     pub(super) fn subset(&self, members: &[usize]) -> Ring {
-        let points = self.points.iter().filter(|(_, m)| members.contains(m)).copied().collect();
-        Ring { points, members: self.members, buckets: Vec::new(), shift: 64, index_of: Vec::new(), walked: Cell::new(None) }
+        let points: Vec<(u64, usize)> = self.points.iter().filter(|(_, m)| members.contains(m)).copied().collect();
+        let hashes = points.iter().map(|p| p.0).collect();
+        Ring { points, hashes, members: self.members, buckets: Vec::new(), shift: 64, index_of: Vec::new(), walked: Cell::new(None) }
     }
 
     pub(super) fn len(&self) -> usize {
@@ -104,11 +108,11 @@ impl Ring {
     /// The index of the first point at or after `hash` (`len()` past the last).
     pub(super) fn start_of(&self, hash: u64) -> usize {
         if self.buckets.is_empty() {
-            return self.points.partition_point(|(p, _)| *p < hash);
+            return self.hashes.partition_point(|p| *p < hash);
         }
         let b = (hash >> self.shift) as usize;
         let (lo, hi) = (self.buckets[b], self.buckets[b + 1]);
-        lo + self.points[lo..hi].partition_point(|(p, _)| *p < hash)
+        lo + self.hashes[lo..hi].partition_point(|p| *p < hash)
     }
 
     /// For each of `queues`, the index of the first point at or after its hash
@@ -214,7 +218,7 @@ impl Ring {
                 let (offset, m) = ((c >> 32) as usize, (c & u64::from(u32::MAX)) as usize);
                 // Wrapped by a subtraction: a division here cost as much as the search above.
                 let at = if start + offset >= n { start + offset - n } else { start + offset };
-                scratch.pairs.push((self.points[at].0.wrapping_sub(h), i, m));
+                scratch.pairs.push((self.hashes[at].wrapping_sub(h), i, m));
             }
         }
         Self::grant(scratch, quota, queues, starts, owner);
