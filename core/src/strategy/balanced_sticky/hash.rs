@@ -25,11 +25,6 @@ impl Fnv {
         self.bytes(bytes).bytes(&[0xff])
     }
 
-    /// The state itself (FNV's own value so far, without the finaliser).
-    pub(crate) fn state(self) -> u64 {
-        self.0
-    }
-
     /// The hash: the state through SplitMix64's finaliser.
     pub(crate) fn finish(self) -> u64 {
         let mut h = self.0;

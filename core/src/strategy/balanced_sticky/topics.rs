@@ -2,8 +2,7 @@
 //! input both passes work on, kept in flat arrays (one allocation per array, not per topic), as
 //! groups of 100,000 one-queue topics would otherwise spend their time allocating.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use hashbrown::HashTable;
 use std::ops::Index;
 
 use super::hash::{hash64, Fnv};
@@ -123,13 +122,17 @@ impl Topics {
 }
 
 /// Every queue's topic number (topics numbered in order of first appearance; their names) and
-/// key hash. The key hash's state after the topic's name is that name's hash in the map too.
+/// key hash. The key hash's state after the topic's name, finished, is that name's hash in the
+/// table of topics.
 fn hash_keys(mq_all: &[MessageQueue]) -> (Vec<&str>, Vec<(u32, u64)>) {
-    let mut index_of: HashMap<Named, u32, BuildHasherDefault<Prehashed>> = HashMap::default();
+    // Topic numbers alone, 4 bytes an entry, each name's hash kept beside the names: with
+    // 100,000 one-queue topics a map of (hash, name) -> number missed the cache on every insert.
+    let mut index_of: HashTable<u32> = HashTable::new();
     let mut names: Vec<&str> = Vec::new();
+    let mut name_hashes: Vec<u64> = Vec::new();
     let mut keyed: Vec<(u32, u64)> = Vec::with_capacity(mq_all.len());
     let mut key: Vec<u8> = Vec::new();
-    // Consecutive queues are usually of one topic and broker: the last ones found save a map
+    // Consecutive queues are usually of one topic and broker: the last ones found save a
     // lookup and hashing the key's beginning again.
     let mut last: Option<(&MessageQueue, u32, Fnv)> = None;
     for q in mq_all {
@@ -140,10 +143,17 @@ fn hash_keys(mq_all: &[MessageQueue]) -> (Vec<&str>, Vec<(u32, u64)>) {
                 let after_topic = Fnv::START.bytes(start).bytes(topic);
                 let t = match last {
                     Some((p, t, _)) if p.topic == q.topic => t,
-                    _ => *index_of.entry(Named { hash: after_topic.state(), name: &q.topic }).or_insert_with(|| {
-                        names.push(&q.topic);
-                        (names.len() - 1) as u32
-                    }),
+                    _ => {
+                        let hash = after_topic.finish();
+                        let found = index_of.entry(hash, |&t| names[t as usize] == &*q.topic, |&t| name_hashes[t as usize]);
+                        *found
+                            .or_insert_with(|| {
+                                names.push(&q.topic);
+                                name_hashes.push(hash);
+                                (names.len() - 1) as u32
+                            })
+                            .get()
+                    }
                 };
                 (t, after_topic.bytes(broker_is).bytes(broker).bytes(id_is))
             }
@@ -154,36 +164,4 @@ fn hash_keys(mq_all: &[MessageQueue]) -> (Vec<&str>, Vec<(u32, u64)>) {
         keyed.push((t, prefix.part(&key).finish()));
     }
     (names, keyed)
-}
-
-/// A topic name with its hash already computed, as a map key.
-#[derive(PartialEq, Eq)]
-struct Named<'a> {
-    hash: u64,
-    name: &'a str,
-}
-
-impl Hash for Named<'_> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.hash);
-    }
-}
-
-/// Passes a [`Named`] key's hash through.
-#[derive(Default)]
-struct Prehashed(u64);
-
-impl Hasher for Prehashed {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used (by `Named`); anything else still hashes, if slowly.
-        *self = Prehashed(Fnv(self.0).bytes(bytes).state());
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
 }
