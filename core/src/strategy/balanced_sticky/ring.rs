@@ -267,8 +267,15 @@ impl Ring {
         for (i, (&(h, _), &start)) in queues.iter().zip(starts).enumerate() {
             let mut found: [usize; CANDIDATES] = [usize::MAX; CANDIDATES];
             let mut count = 0;
-            for step in 0..n {
-                let (p, m) = self.points[(start + step) % n];
+            // Once around from the start; the point index wraps by a comparison (a division
+            // per step cost more than the rest of the step).
+            let mut at = start;
+            for _ in 0..n {
+                if at >= n {
+                    at = 0;
+                }
+                let (p, m) = self.points[at];
+                at += 1;
                 if quota[m] == 0 || found[..count].contains(&m) {
                     continue;
                 }
