@@ -218,7 +218,7 @@ impl Ring {
                 let (offset, m) = ((c >> 32) as usize, (c & u64::from(u32::MAX)) as usize);
                 // Wrapped by a subtraction: a division here cost as much as the search above.
                 let at = if start + offset >= n { start + offset - n } else { start + offset };
-                scratch.pairs.push((self.hashes[at].wrapping_sub(h), i, m));
+                scratch.pairs.push(pair(self.hashes[at].wrapping_sub(h), i, m));
             }
         }
         Self::grant(scratch, quota, queues, starts, owner);
@@ -262,7 +262,7 @@ impl Ring {
         scratch: &mut Scratch,
     ) {
         let n = self.points.len();
-        // (distance, queue's index in `queues`, member)
+        // Candidate pairs, see [`pair`].
         scratch.pairs.clear();
         for (i, (&(h, _), &start)) in queues.iter().zip(starts).enumerate() {
             let mut found: [usize; CANDIDATES] = [usize::MAX; CANDIDATES];
@@ -281,7 +281,7 @@ impl Ring {
                 }
                 found[count] = m;
                 count += 1;
-                scratch.pairs.push((p.wrapping_sub(h), i, m));
+                scratch.pairs.push(pair(p.wrapping_sub(h), i, m));
                 if count == CANDIDATES {
                     break;
                 }
@@ -304,7 +304,8 @@ impl Ring {
         let placed = &mut scratch.placed;
         placed.clear();
         placed.resize(queues.len(), false);
-        for &(_, i, m) in &scratch.pairs {
+        for &c in &scratch.pairs {
+            let (i, m) = ((c >> 32) as u32 as usize, c as u32 as usize);
             if !placed[i] && quota[m] > 0 {
                 placed[i] = true;
                 quota[m] -= 1;
@@ -352,14 +353,22 @@ pub(super) fn first_at_or_after(own: &[u32], start: usize) -> usize {
     rank % own.len()
 }
 
+/// A candidate pair as one number, (distance, queue index, member) in its order: sorting these
+/// is sorting the triples, at the cost of comparing two words rather than three fields.
+/// A topic's queues and a group's members are fewer than 2^31 (the lists are Java's).
+fn pair(distance: u64, queue: usize, member: usize) -> u128 {
+    debug_assert!(queue <= u32::MAX as usize && member <= u32::MAX as usize);
+    u128::from(distance) << 64 | (queue as u128) << 32 | member as u128
+}
+
 /// One topic's working buffers, kept for the next topic's: groups of many small topics would
 /// otherwise spend their time allocating.
 #[derive(Default)]
 pub(super) struct Scratch {
     /// Per queue, its best candidates so far (see [`Ring::fill_few`]).
     best: Vec<[u64; CANDIDATES]>,
-    /// (distance, queue index, member) candidate pairs.
-    pairs: Vec<(u64, usize, usize)>,
+    /// Candidate pairs, see [`pair`].
+    pairs: Vec<u128>,
     placed: Vec<bool>,
     /// The queues left once the pairs are granted: (start, queue).
     rest: Vec<(usize, usize)>,
