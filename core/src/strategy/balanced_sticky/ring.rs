@@ -202,9 +202,7 @@ impl Ring {
             let own = &self.index_of[m * per..(m + 1) * per];
             let m = m as u64;
             for (&start, best) in starts.iter().zip(best.iter_mut()) {
-                let point = own[first_at_or_after(own, start)] as usize;
-                // Clockwise: past the last point, the member's first.
-                let offset = if point >= start { point - start } else { point + n - start };
+                let offset = first_offset_in(own, start, n);
                 // Into the best two without a branch on the values: most of these comparisons
                 // are coin tosses, which a branch would mispredict.
                 let candidate = (offset as u64) << 32 | m;
@@ -240,14 +238,7 @@ impl Ring {
     /// How many points clockwise from index `start` member `m`'s first point at or after it lies
     /// (ranking these offsets ranks by ring distance, equal hashes in member order).
     fn first_offset(&self, m: usize, start: usize) -> usize {
-        let own = &self.index_of[m * VIRTUAL_POINTS as usize..(m + 1) * VIRTUAL_POINTS as usize];
-        let n = self.points.len();
-        let point = own[first_at_or_after(own, start)] as usize;
-        if point >= start {
-            point - start
-        } else {
-            point + n - start
-        }
+        first_offset_in(&self.index_of[m * VIRTUAL_POINTS as usize..(m + 1) * VIRTUAL_POINTS as usize], start, self.points.len())
     }
 
     /// [`Ring::fill`] on this ring. The queues left without a candidate walk the ring, or, given
@@ -351,6 +342,17 @@ pub(super) fn first_at_or_after(own: &[u32], start: usize) -> usize {
     let blocks = (0..BLOCK - 1).map(|b| below(&own[b * BLOCK + BLOCK - 1])).sum::<usize>();
     let rank = blocks * BLOCK + own[blocks * BLOCK..][..BLOCK].iter().map(below).sum::<usize>();
     rank % own.len()
+}
+
+/// How many points clockwise from ring index `start` (on a ring of `n` points) the member whose
+/// points are `own` has its first one at or after it: past the last point, its first.
+fn first_offset_in(own: &[u32], start: usize, n: usize) -> usize {
+    let point = own[first_at_or_after(own, start)] as usize;
+    if point >= start {
+        point - start
+    } else {
+        point + n - start
+    }
 }
 
 /// A candidate pair as one number, (distance, queue index, member) in its order: sorting these

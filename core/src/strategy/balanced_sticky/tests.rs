@@ -280,9 +280,8 @@ fn weights_are_part_of_the_name_and_checked() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha, ..ProptestConfig::default() })]
 
-    /// A topic whose quotas sit with a few members is placed as on a ring of theirs alone,
-    /// searching each one's points instead of building that ring (for speed); both must give
-    /// exactly what the whole ring gives.
+    /// The block count finds a member's first point at or after a start (wrapping past the last)
+    /// where a binary search does: starts below, among, between and past the points.
     #[test]
     fn the_branchless_search_finds_what_a_binary_search_finds(mut own in proptest::collection::vec(0u32..5000, 64), start in 0usize..5100) {
         own.sort_unstable();
@@ -290,6 +289,9 @@ proptest! {
         prop_assert_eq!(ring::first_at_or_after(&own, start), expected);
     }
 
+    /// A topic whose quotas sit with a few members is placed as on a ring of theirs alone,
+    /// searching each one's points instead of building that ring (for speed); both must give
+    /// exactly what the whole ring gives.
     #[test]
     fn the_small_ring_places_queues_as_the_whole_ring_does(members in 2usize..80, quotas in proptest::collection::vec((0usize..80, 1usize..4), 1..6), salt in any::<u64>()) {
         let names: Vec<String> = (0..members).map(|m| format!("10.0.0.{m}@{salt}#0")).collect();
