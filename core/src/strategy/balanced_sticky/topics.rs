@@ -3,6 +3,7 @@
 //! groups of 100,000 one-queue topics would otherwise spend their time allocating.
 
 use hashbrown::HashTable;
+use std::hash::BuildHasher;
 use std::ops::Index;
 
 use super::hash::{hash64, Fnv};
@@ -122,43 +123,50 @@ impl Topics {
 }
 
 /// Every queue's topic number (topics numbered in order of first appearance; their names) and
-/// key hash. The key hash's state after the topic's name, finished, is that name's hash in the
-/// table of topics.
+/// key hash.
 fn hash_keys(mq_all: &[MessageQueue]) -> (Vec<&str>, Vec<(u32, u64)>) {
     // Topic numbers alone, 4 bytes an entry, each name's hash kept beside the names: with
     // 100,000 one-queue topics a map of (hash, name) -> number missed the cache on every insert.
+    // The table's hash only finds a name again, so it is foldhash's, word by word: FNV's byte
+    // after byte, one multiplication each, cost as much as the rest of the key.
+    let table_hash = foldhash::fast::FixedState::with_seed(0);
     let mut index_of: HashTable<u32> = HashTable::new();
     let mut names: Vec<&str> = Vec::new();
     let mut name_hashes: Vec<u64> = Vec::new();
+    // Per topic, the last broker seen with it and the key hash's state after both (up to the
+    // queue id): topics listed in turn (a group's lists one after another, or interleaved) hash
+    // their shared beginning once per broker, not once per queue.
+    let mut prefix_of: Vec<Option<(&str, Fnv)>> = Vec::new();
     let mut keyed: Vec<(u32, u64)> = Vec::with_capacity(mq_all.len());
     let mut key: Vec<u8> = Vec::new();
-    // Consecutive queues are usually of one topic and broker: the last ones found save a
-    // lookup and hashing the key's beginning again.
-    let mut last: Option<(&MessageQueue, u32, Fnv)> = None;
+    // Consecutive queues are usually of one topic: the last one found saves a lookup.
+    let mut last: Option<(&str, u32)> = None;
     for q in mq_all {
-        let (t, prefix) = match last {
-            Some((p, t, prefix)) if p.topic == q.topic && p.broker_name == q.broker_name => (t, prefix),
+        let t = match last {
+            Some((topic, t)) if topic == &*q.topic => t,
             _ => {
-                let [start, topic, broker_is, broker, id_is] = q.java_prefix_parts();
-                let after_topic = Fnv::START.bytes(start).bytes(topic);
-                let t = match last {
-                    Some((p, t, _)) if p.topic == q.topic => t,
-                    _ => {
-                        let hash = after_topic.finish();
-                        let found = index_of.entry(hash, |&t| names[t as usize] == &*q.topic, |&t| name_hashes[t as usize]);
-                        *found
-                            .or_insert_with(|| {
-                                names.push(&q.topic);
-                                name_hashes.push(hash);
-                                (names.len() - 1) as u32
-                            })
-                            .get()
-                    }
-                };
-                (t, after_topic.bytes(broker_is).bytes(broker).bytes(id_is))
+                let hash = table_hash.hash_one(&*q.topic);
+                let found = index_of.entry(hash, |&t| names[t as usize] == &*q.topic, |&t| name_hashes[t as usize]);
+                *found
+                    .or_insert_with(|| {
+                        names.push(&q.topic);
+                        name_hashes.push(hash);
+                        prefix_of.push(None);
+                        (names.len() - 1) as u32
+                    })
+                    .get()
             }
         };
-        last = Some((q, t, prefix));
+        last = Some((&q.topic, t));
+        let prefix = match prefix_of[t as usize] {
+            Some((broker, prefix)) if broker == &*q.broker_name => prefix,
+            _ => {
+                let [start, topic, broker_is, broker, id_is] = q.java_prefix_parts();
+                let prefix = Fnv::START.bytes(start).bytes(topic).bytes(broker_is).bytes(broker).bytes(id_is);
+                prefix_of[t as usize] = Some((&q.broker_name, prefix));
+                prefix
+            }
+        };
         key.clear();
         q.write_java_suffix(&mut key);
         keyed.push((t, prefix.part(&key).finish()));
