@@ -23,6 +23,8 @@ use super::spread_sort::sort_by_spread_key;
 use super::topics::Spans;
 
 const VIRTUAL_POINTS: u32 = 64;
+/// One member's points as ring indices (see [`Ring::index_of`]).
+type Own = [u32; VIRTUAL_POINTS as usize];
 const CANDIDATES: usize = 2;
 
 pub(super) struct Ring {
@@ -42,7 +44,7 @@ pub(super) struct Ring {
     /// subset, and on a ring too large for `u32` indices, which then always walks). Indices, not
     /// hashes: half the memory to read per topic, and their order past a queue's start is the
     /// order of (distance, member) that candidates are ranked by.
-    index_of: Vec<u32>,
+    index_of: Vec<Own>,
     /// The last walk's skip links, reset: the next topic's walk reuses them instead of
     /// allocating one per point of the ring.
     walked: Cell<Option<Alive>>,
@@ -66,9 +68,9 @@ impl Ring {
         let mut index_of = Vec::new();
         if u32::try_from(points.len()).is_ok() {
             let mut filled = vec![0usize; members];
-            index_of = vec![0; members * VIRTUAL_POINTS as usize];
+            index_of = vec![[0; VIRTUAL_POINTS as usize]; members];
             for (i, &(_, m)) in points.iter().enumerate() {
-                index_of[m * VIRTUAL_POINTS as usize + filled[m]] = i as u32;
+                index_of[m][filled[m]] = i as u32;
                 filled[m] += 1;
             }
         }
@@ -194,12 +196,11 @@ impl Ring {
         const NONE: u64 = u64::MAX;
         const _: () = assert!(CANDIDATES == 2);
         let n = self.points.len();
-        let per = VIRTUAL_POINTS as usize;
         let best = &mut scratch.best;
         best.clear();
         best.resize(queues.len(), [NONE; CANDIDATES]);
         for &m in alive.iter().filter(|&&m| quota[m] > 0) {
-            let own = &self.index_of[m * per..(m + 1) * per];
+            let own = &self.index_of[m];
             let m = m as u64;
             for (&start, best) in starts.iter().zip(best.iter_mut()) {
                 let offset = first_offset_in(own, start, n);
@@ -238,7 +239,7 @@ impl Ring {
     /// How many points clockwise from index `start` member `m`'s first point at or after it lies
     /// (ranking these offsets ranks by ring distance, equal hashes in member order).
     fn first_offset(&self, m: usize, start: usize) -> usize {
-        first_offset_in(&self.index_of[m * VIRTUAL_POINTS as usize..(m + 1) * VIRTUAL_POINTS as usize], start, self.points.len())
+        first_offset_in(&self.index_of[m], start, self.points.len())
     }
 
     /// [`Ring::fill`] on this ring. The queues left without a candidate walk the ring, or, given
@@ -331,7 +332,8 @@ impl Ring {
 /// eight lie wholly below, then how much of the next block does), with no branch on the values:
 /// a merge or a binary search mispredicts about once per queue and member, which dominated
 /// groups of many small topics.
-pub(super) fn first_at_or_after(own: &[u32], start: usize) -> usize {
+#[inline]
+pub(super) fn first_at_or_after(own: &Own, start: usize) -> usize {
     const BLOCK: usize = 8;
     const _: () = assert!(VIRTUAL_POINTS as usize == BLOCK * BLOCK);
     // `start` is at most the ring's length, and an indexed ring's length fits `u32`.
@@ -346,7 +348,8 @@ pub(super) fn first_at_or_after(own: &[u32], start: usize) -> usize {
 
 /// How many points clockwise from ring index `start` (on a ring of `n` points) the member whose
 /// points are `own` has its first one at or after it: past the last point, its first.
-fn first_offset_in(own: &[u32], start: usize, n: usize) -> usize {
+#[inline]
+fn first_offset_in(own: &Own, start: usize, n: usize) -> usize {
     let point = own[first_at_or_after(own, start)] as usize;
     if point >= start {
         point - start
