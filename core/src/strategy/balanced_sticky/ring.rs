@@ -28,10 +28,11 @@ type Own = [u32; VIRTUAL_POINTS as usize];
 const CANDIDATES: usize = 2;
 
 pub(super) struct Ring {
-    /// (hash, member), sorted.
-    points: Vec<(u64, usize)>,
-    /// The points' hashes alone, half the bytes: what lookups by hash and distances read.
+    /// The points' hashes, sorted: what lookups by hash and distances read.
     hashes: Vec<u64>,
+    /// The member at each point, apart from the hashes: a walk past members without quota reads
+    /// these 4 bytes a point, not 16 with the hash (a group's members are fewer than 2^32).
+    owners: Vec<u32>,
     /// How many members the ring was built for (a subset keeps the numbering of its parent).
     members: usize,
     /// `buckets[b]`: the first point whose hash, shifted right by `shift`, is at least `b`: a
@@ -39,7 +40,7 @@ pub(super) struct Ring {
     /// cache miss, which dominated groups of many small topics).
     buckets: Vec<usize>,
     shift: u32,
-    /// Each member's points as indices into `points`, ascending, `VIRTUAL_POINTS` per member side
+    /// Each member's points as indices into `hashes`, ascending, `VIRTUAL_POINTS` per member side
     /// by side: where a topic held by few members finds each one's nearest point (empty on a
     /// subset, and on a ring too large for `u32` indices, which then always walks). Indices, not
     /// hashes: half the memory to read per topic, and their order past a queue's start is the
@@ -86,25 +87,27 @@ impl Ring {
             buckets.push(at);
         }
         let hashes = points.iter().map(|p| p.0).collect();
-        Ring { points, hashes, members, buckets, shift, index_of, walked: Cell::new(None) }
+        let owners = points.iter().map(|p| p.1 as u32).collect();
+        Ring { hashes, owners, members, buckets, shift, index_of, walked: Cell::new(None) }
     }
 
     /// The ring of `members` alone (member numbers unchanged): what [`Ring::fill_few`] must give
     /// the same answers as (the tests compare them). It walks only: it keeps no points by member.
     #[cfg(test)]
     pub(super) fn subset(&self, members: &[usize]) -> Ring {
-        let points: Vec<(u64, usize)> = self.points.iter().filter(|(_, m)| members.contains(m)).copied().collect();
-        let hashes = points.iter().map(|p| p.0).collect();
-        Ring { points, hashes, members: self.members, buckets: Vec::new(), shift: 64, index_of: Vec::new(), walked: Cell::new(None) }
+        let kept = |i: &usize| members.contains(&(self.owners[*i] as usize));
+        let hashes = (0..self.len()).filter(kept).map(|i| self.hashes[i]).collect();
+        let owners = (0..self.len()).filter(kept).map(|i| self.owners[i]).collect();
+        Ring { hashes, owners, members: self.members, buckets: Vec::new(), shift: 64, index_of: Vec::new(), walked: Cell::new(None) }
     }
 
     pub(super) fn len(&self) -> usize {
-        self.points.len()
+        self.hashes.len()
     }
 
     /// The member at point `i`.
     pub(super) fn member_at(&self, i: usize) -> usize {
-        self.points[i].1
+        self.owners[i] as usize
     }
 
     /// The index of the first point at or after `hash` (`len()` past the last).
@@ -118,7 +121,7 @@ impl Ring {
     }
 
     /// For each of `queues`, the index of the first point at or after its hash
-    /// (`points.len()` past the last).
+    /// (`len()` past the last).
     pub(super) fn starts(&self, queues: &[(u64, usize)]) -> Vec<usize> {
         queues.iter().map(|&(h, _)| self.start_of(h)).collect()
     }
@@ -136,7 +139,7 @@ impl Ring {
         for &size in sizes {
             let starts = &starts[at..at + size];
             at += size;
-            let member_at = |s: usize| self.points[if s == self.points.len() { 0 } else { s }].1;
+            let member_at = |s: usize| self.owners[if s == self.len() { 0 } else { s }] as usize;
             if size >= self.members / 4 {
                 for &s in starts {
                     count[member_at(s)] += 1;
@@ -195,7 +198,7 @@ impl Ring {
         // one comparison ranks by distance, then member.
         const NONE: u64 = u64::MAX;
         const _: () = assert!(CANDIDATES == 2);
-        let n = self.points.len();
+        let n = self.len();
         let best = &mut scratch.best;
         best.clear();
         best.resize(queues.len(), [NONE; CANDIDATES]);
@@ -239,7 +242,7 @@ impl Ring {
     /// How many points clockwise from index `start` member `m`'s first point at or after it lies
     /// (ranking these offsets ranks by ring distance, equal hashes in member order).
     fn first_offset(&self, m: usize, start: usize) -> usize {
-        first_offset_in(&self.index_of[m], start, self.points.len())
+        first_offset_in(&self.index_of[m], start, self.len())
     }
 
     /// [`Ring::fill`] on this ring. The queues left without a candidate walk the ring, or, given
@@ -253,7 +256,7 @@ impl Ring {
         owner: &mut [usize],
         scratch: &mut Scratch,
     ) {
-        let n = self.points.len();
+        let n = self.len();
         // Candidate pairs, see [`pair`].
         scratch.pairs.clear();
         for (i, (&(h, _), &start)) in queues.iter().zip(starts).enumerate() {
@@ -266,14 +269,14 @@ impl Ring {
                 if at >= n {
                     at = 0;
                 }
-                let (p, m) = self.points[at];
+                let m = self.owners[at] as usize;
                 at += 1;
                 if quota[m] == 0 || found[..count].contains(&m) {
                     continue;
                 }
                 found[count] = m;
                 count += 1;
-                scratch.pairs.push(pair(p.wrapping_sub(h), i, m));
+                scratch.pairs.push(pair(self.hashes[at - 1].wrapping_sub(h), i, m));
                 if count == CANDIDATES {
                     break;
                 }
@@ -317,7 +320,7 @@ impl Ring {
         let mut alive = self.walked.take().unwrap_or_else(|| Alive::new(self));
         for &(start, qi) in queues {
             let Some(at) = alive.next(self, start, |m| quota[m] == 0) else { break };
-            let m = self.points[at % self.points.len()].1;
+            let m = self.member_at(at % self.len());
             owner[qi] = m;
             quota[m] -= 1;
         }
@@ -419,7 +422,7 @@ impl Alive {
         while i < n {
             if self.next[i] != i {
                 i = self.next[i];
-            } else if dead(ring.points[i].1) {
+            } else if dead(ring.member_at(i)) {
                 self.next[i] = i + 1;
                 self.dead.push(i);
                 i += 1;
