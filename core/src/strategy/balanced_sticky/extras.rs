@@ -112,10 +112,12 @@ pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], we
         if weights.uniform {
             // Most queues first, then by tie-break; `natural` lists members in ascending order,
             // so the member last keeps equal keys in that order.
+            // As one number, (most queues, tie-break, member) in its order: two word comparisons
+            // rather than three fields (members are fewer than 2^32).
             nearest.clear();
-            nearest.extend(natural[t].iter().map(|&(m, n)| (std::cmp::Reverse(n), tie(m), m)));
+            nearest.extend(natural[t].iter().map(|&(m, n)| u128::from(u32::MAX - n) << 96 | u128::from(tie(m)) << 32 | m as u128));
             nearest.sort_unstable();
-            for &(_, _, m) in &nearest {
+            for m in nearest.iter().map(|&key| key as u32 as usize) {
                 if flow.extra_in[t].len() < rem && flow.has_room(m) {
                     flow.give(t, m);
                 }
