@@ -110,10 +110,9 @@ pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], we
         }
         let tie = |m: usize| named[m].part(&topic_hash.to_le_bytes()).finish();
         if weights.uniform {
-            // Most queues first, then by tie-break; `natural` lists members in ascending order,
-            // so the member last keeps equal keys in that order.
-            // As one number, (most queues, tie-break, member) in its order: two word comparisons
-            // rather than three fields (members are fewer than 2^32).
+            // Most queues first, then by tie-break, then by member (so no two keys are equal and
+            // the order `natural` lists them in does not matter); as one number, compared as two
+            // words rather than three fields (members are fewer than 2^32).
             nearest.clear();
             nearest.extend(natural[t].iter().map(|&(m, n)| u128::from(u32::MAX - n) << 96 | u128::from(tie(m)) << 32 | m as u128));
             nearest.sort_unstable();
