@@ -16,6 +16,11 @@ hard lower bound on the aggregate ratio any such function can reach on that univ
 of the optimum against its own bounds is printed too, with BALANCED_STICKY's own figures from the
 CLI on the same transitions for comparison.
 
+Then a bound by counting alone (`counting_bound`), for any number of members: a stateless
+function moves the same queues on a join as on the leave that undoes it, and once members
+outnumber queues only the leave has to move anything. It is checked here against the exhaustive
+optimum of every universe it applies to (it is reached exactly with 4 members).
+
     python3 scripts/sticky_lower_bound.py [CLI]     (CLI default: target/release/rmq-rebalance)
 
 PuLP and NumPy are installed into target/lower-bound-venv on first use. About a minute, most of
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import pathlib
 import subprocess
@@ -170,6 +176,30 @@ def ours(cli: str, u: int, sizes: list[int], transitions):
     return moved, join, leave
 
 
+def counting_bound(u: int, k: int) -> float:
+    """A lower bound, by counting, on the ratio any stateless exactly balanced function reaches
+    over the transitions of a universe of `u` members with one topic of `k` queues (or `k`
+    one-queue topics: the bounds are the same), measured as `compare` does.
+
+    A stateless function moves the same queues on the join s -> s+x as on the leave s+x -> s, so
+    each transition counts its moves twice, once against the join's minimum and once against the
+    leave's. The leave of x must move everything x holds: summed over the members of a set S,
+    all k queues, for every S of 3 or more members. The join's minimum is zero once the group
+    has at least k members (each holds at most one queue, the newcomer may stay idle); below
+    that, it is what the counts force, at most the value computed here. Hence
+        ratio = 2 moved / (joins' minima + leaves' minima) >= 2 L / (J + L),
+    with L the leaves' forced moves and J the joins' largest minima; it tends to 2 as u grows.
+    """
+    leave = k * sum(math.comb(u, size) for size in range(3, u + 1))
+    join = 0
+    for c in range(2, min(k, u)):
+        # The counts before (the newcomer last, at zero) and after, larger after to larger before.
+        before = sorted([k // c + (i < k % c) for i in range(c)] + [0], reverse=True)
+        after = [k // (c + 1) + (i < k % (c + 1)) for i in range(c + 1)]
+        join += math.comb(u, c) * (u - c) * sum(max(0, b - a) for b, a in zip(before, after))
+    return 2 * leave / (join + leave)
+
+
 def main() -> None:
     cli = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "target" / "release" / "rmq-rebalance")
     print("| members | topic sizes | transitions | best stateless: moved per direction | its join / leave bound | its ratio | hard lower bound on the ratio | BALANCED_STICKY moved | its ratio |")
@@ -181,6 +211,19 @@ def main() -> None:
         our_moved, our_join, our_leave = ours(cli, u, sizes, transitions)
         our_ratio = 2 * our_moved / (our_join + our_leave) if our_join + our_leave else float("inf")
         print(f"| {u} | {sizes} | {len(transitions)} | {moved} | {join_own} / {leave_own} | {ratio:.2f}x | {hard:.2f}x | {our_moved} | {our_ratio:.2f}x |", flush=True)
+        if set(sizes) == {1} or len(sizes) == 1:
+            # The counting bound holds for every function, so for the best one found here too.
+            bound = counting_bound(u, sum(sizes))
+            assert ratio >= bound - 1e-9, f"the counting bound {bound:.3f} exceeds the search's optimum {ratio:.3f}"
+    print()
+    print("Counting bound (see `counting_bound`): no stateless exactly balanced function does better over")
+    print("every join and leave among U members with one topic of K queues (or K one-queue topics):")
+    print()
+    sizes_u = [4, 5, 6, 7, 8, 10, 12, 16, 24]
+    print("| K \\ U | " + " | ".join(map(str, sizes_u)) + " |")
+    print("|---|" + "---:|" * len(sizes_u))
+    for k in [1, 2, 3, 4, 6, 8, 16]:
+        print(f"| {k} | " + " | ".join(f"{counting_bound(u, k):.2f}x" for u in sizes_u) + " |")
 
 
 if __name__ == "__main__":
