@@ -67,16 +67,18 @@ pub(super) struct Topics {
 impl Topics {
     pub(super) fn new(mq_all: &[MessageQueue]) -> Self {
         let (names, keyed) = hash_keys(mq_all);
-        // Serving order, then each topic's first slot in it.
-        let mut order: Vec<(u64, &str, usize)> = names.iter().enumerate().map(|(t, name)| (hash64(&[name.as_bytes()]), *name, t)).collect();
-        sort_by_spread_key(&mut order, |o| o.0, Ord::cmp);
+        // Serving order, (name hash, name), then each topic's first slot in it. Sorted as (hash,
+        // topic number), 16 bytes an item, the names read only on a tie of hashes (a topic's
+        // number is its name's: no two names tie on both).
+        let mut order: Vec<(u64, usize)> = names.iter().enumerate().map(|(t, name)| (hash64(&[name.as_bytes()]), t)).collect();
+        sort_by_spread_key(&mut order, |o| o.0, |a, b| a.0.cmp(&b.0).then_with(|| names[a.1].cmp(names[b.1])));
         let mut count = vec![0usize; names.len()];
         for &(t, _) in &keyed {
             count[t as usize] += 1;
         }
         let mut slot = vec![0usize; names.len()];
         let mut at = 0;
-        for &(_, _, t) in &order {
+        for &(_, t) in &order {
             slot[t] = at;
             at += count[t];
         }
@@ -89,7 +91,7 @@ impl Topics {
         let mut queues = Spans { items: flat, ends: Vec::with_capacity(order.len()) };
         let (mut read, mut write) = (0, 0);
         let mut copy_of = Vec::new();
-        for &(_, _, t) in &order {
+        for &(_, t) in &order {
             let span = &mut queues.items[read..read + count[t]];
             read += count[t];
             // The hash decides nearly every comparison; the queue itself is read only on a tie
@@ -118,7 +120,7 @@ impl Topics {
             queues.ends.push(write);
         }
         queues.items.truncate(write);
-        Topics { queues, hashes: order.iter().map(|(h, _, _)| *h).collect(), copy_of }
+        Topics { queues, hashes: order.iter().map(|(h, _)| *h).collect(), copy_of }
     }
 }
 
