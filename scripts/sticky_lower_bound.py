@@ -65,6 +65,8 @@ UNIVERSES = [
     (4, [1, 1, 1]),
     (4, [1, 1, 2]),
     (4, [1, 2, 3]),
+    # Five one-queue topics over four members: where the counting bound is reached exactly.
+    (4, [1, 1, 1, 1, 1]),
     (5, [1, 1, 1]),
     (5, [1, 1, 2]),
     (6, [1, 1, 1]),

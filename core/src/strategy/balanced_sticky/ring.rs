@@ -139,7 +139,7 @@ impl Ring {
         for &size in sizes {
             let starts = &starts[at..at + size];
             at += size;
-            let member_at = |s: usize| self.owners[if s == self.len() { 0 } else { s }] as usize;
+            let member_at = |s: usize| self.member_at(if s == self.len() { 0 } else { s });
             if size >= self.members / 4 {
                 for &s in starts {
                     count[member_at(s)] += 1;
