@@ -21,12 +21,18 @@ function moves the same queues on a join as on the leave that undoes it, and onc
 outnumber queues only the leave has to move anything. It is checked here against the exhaustive
 optimum of every universe it applies to (it is reached exactly with 4 members).
 
+Last, the price of pairing (`pairing_optimum`): with one topic of K queues held one each by K of
+U members, the fewest queues any function of the holders moves per swap of one holder for another
+(at least the leaving holder's queue), against BALANCED_STICKY's on the same swaps.
+
     python3 scripts/sticky_lower_bound.py [CLI]     (CLI default: target/release/rmq-rebalance)
 
-PuLP and NumPy are installed into target/lower-bound-venv on first use. About a minute, most of
-it the universe of 6 members; 6 members with topics of 1, 1 and 2 queues, and 7 members with
-three one-queue topics, ran 14 and 40 minutes unsolved and were stopped, so they are not listed
-(for 7: the best function found 1.55x, none below 1.48x proven; the counting bound says 1.48x).
+PuLP and NumPy are installed into target/lower-bound-venv on first use. About five minutes, most
+of it the universe of 6 members and the pairings of 3 and 4 queues among 6. Not listed because
+they ran unsolved and were stopped: 6 members with topics of 1, 1 and 2 queues (14 minutes), 7
+members with three one-queue topics (40 minutes: the best function found 1.55x, none below 1.48x
+proven; the counting bound says 1.48x), and the pairing of 4 queues among 7 (5 minutes, best found
+1.72 per swap).
 """
 from __future__ import annotations
 
@@ -104,6 +110,22 @@ def bounds(old: np.ndarray, new_balanced: np.ndarray) -> np.ndarray:
     return out
 
 
+def both(prob, name: str, first, second):
+    """A variable that is at most both binaries: 1 (at the optimum) where they agree on 1."""
+    a = pulp.LpVariable(name, lowBound=0, upBound=1)
+    prob += a <= first
+    prob += a <= second
+    return a
+
+
+def solve_proven(prob, what: str) -> None:
+    prob.solve(pulp.PULP_CBC_CMD(msg=False, timeLimit=TIME_LIMIT_S))
+    # Stopped by the time limit, CBC still reports the status "Optimal" with the best solution
+    # so far; only the solution status says whether it was proven.
+    if prob.sol_status != pulp.LpSolutionOptimal:
+        raise SystemExit(f"{what}: {pulp.LpSolution[prob.sol_status]}, not proven optimal within {TIME_LIMIT_S} s")
+
+
 def solve(u: int, sizes: list[int]):
     n = sum(sizes)
     queues = queues_of(sizes)
@@ -131,21 +153,10 @@ def solve(u: int, sizes: list[int]):
         for q in range(n):
             prob += x[tuple(range(u)), q, q] == 1
     transitions = [(s, tuple(sorted(s + (m,)))) for s in sets if len(s) < u for m in range(u) if m not in s]
-    agree_terms = []
-    for k, (small, big) in enumerate(transitions):
-        for q in range(n):
-            for m in small:
-                a = pulp.LpVariable(f"a_{k}_{q}_{m}", lowBound=0, upBound=1)
-                prob += a <= x[small, q, m]
-                prob += a <= x[big, q, m]
-                agree_terms.append(a)
+    agree_terms = [both(prob, f"a_{k}_{q}_{m}", x[small, q, m], x[big, q, m]) for k, (small, big) in enumerate(transitions) for q in range(n) for m in small]
     # Each transition happens both ways (a join and a leave), with the same number of moves.
     prob += len(transitions) * n - pulp.lpSum(agree_terms)
-    prob.solve(pulp.PULP_CBC_CMD(msg=False, timeLimit=TIME_LIMIT_S))
-    # Stopped by the time limit, CBC still reports the status "Optimal" with the best solution
-    # so far; only the solution status says whether it was proven.
-    if prob.sol_status != pulp.LpSolutionOptimal:
-        raise SystemExit(f"universe {u} x {sizes}: {pulp.LpSolution[prob.sol_status]}, not proven optimal within {TIME_LIMIT_S} s")
+    solve_proven(prob, f"universe {u} x {sizes}")
     f = {s: np.array([next(m for m in s if x[s, q, m].value() > 0.5) for q in range(n)], dtype=np.int8) for s in sets}
     moved = sum(int((f[a] != f[b]).sum()) for a, b in transitions)
     join_own = sum(int(bounds(f[a][None, :], all_balanced[b])[0]) for a, b in transitions)
@@ -203,6 +214,69 @@ def counting_bound(u: int, k: int) -> float:
     return 2 * leave / (join + leave)
 
 
+# Pairing universes: (queues K of one topic, members U). Every group of exactly K members holds
+# one queue each, so only which member holds which queue is left to choose.
+PAIRINGS = [(2, 5), (3, 5), (3, 6), (4, 6)]
+
+
+def swaps(k: int, u: int):
+    """Every holder set of k of u members, and every swap of one holder for an outsider (once)."""
+    sets = list(itertools.combinations(range(u), k))
+    pairs = []
+    for s in sets:
+        for y in s:
+            for x in range(u):
+                t = tuple(sorted(set(s) - {y} | {x}))
+                if x not in s and s < t:
+                    pairs.append((s, t))
+    return sets, pairs
+
+
+def pairing_optimum(k: int, u: int) -> tuple[int, int]:
+    """The fewest queues any function of the holder set moves over every swap (k queues, each
+    held by one of k holders out of u members): (swaps, moves), proven optimal.
+
+    A swap must move the leaving holder's queue; whatever else changes owner is the pairing's
+    price, and a function of the holders alone cannot avoid it: a member keeping the same queue
+    in every set it belongs to would clash with another member of the same queue.
+    """
+    sets, pairs = swaps(k, u)
+    prob = pulp.LpProblem("pairing", pulp.LpMinimize)
+    y = {(s, m, q): pulp.LpVariable(f"y_{'_'.join(map(str, s))}_{m}_{q}", cat="Binary") for s in sets for m in s for q in range(k)}
+    for s in sets:
+        for m in s:
+            prob += pulp.lpSum(y[s, m, q] for q in range(k)) == 1
+        for q in range(k):
+            prob += pulp.lpSum(y[s, m, q] for m in s) == 1
+    # Renaming the queues maps any function to one that moves as many: fix the first set's.
+    for q, m in enumerate(sets[0]):
+        prob += y[sets[0], m, q] == 1
+    kept = [both(prob, f"a_{e}_{m}_{q}", y[s, m, q], y[t, m, q]) for e, (s, t) in enumerate(pairs) for m in set(s) & set(t) for q in range(k)]
+    prob += len(pairs) * k - pulp.lpSum(kept)
+    solve_proven(prob, f"pairing {k} of {u}")
+    return len(pairs), round(pulp.value(prob.objective))
+
+
+def pairing_ours(cli: str, k: int, u: int) -> int:
+    """BALANCED_STICKY's moves over the same swaps (one topic of k queues, groups of k members)."""
+    names = [f"10.0.0.{m}@{100 + m}#{7 * m + 3}" for m in range(u)]
+    mq_all = [["T0", "broker-a", i] for i in range(k)]
+    sets, pairs = swaps(k, u)
+    cases = [
+        json.dumps({"id": f"{i}-{m}", "strategy": "balanced_sticky", "group": "G", "current": names[m], "mq_all": mq_all, "cid_all": [names[j] for j in s]})
+        for i, s in enumerate(sets)
+        for m in s
+    ]
+    out = subprocess.run([cli, "allocate", "--cases", "-"], input="\n".join(cases) + "\n", capture_output=True, text=True, check=True).stdout
+    owner = {s: [None] * k for s in sets}
+    for line in out.splitlines():
+        answer = json.loads(line)
+        i, m = map(int, answer["id"].split("-"))
+        for q in answer["result"]:
+            owner[sets[i]][q[2]] = m
+    return sum(sum(a != b for a, b in zip(owner[s], owner[t])) for s, t in pairs)
+
+
 def main() -> None:
     cli = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "target" / "release" / "rmq-rebalance")
     print("| members | topic sizes | transitions | best stateless: moved per direction | its join / leave bound | its ratio | hard lower bound on the ratio | BALANCED_STICKY moved | its ratio |")
@@ -227,6 +301,17 @@ def main() -> None:
     print("|---|" + "---:|" * len(sizes_u))
     for k in [1, 2, 3, 4, 6, 8, 16]:
         print(f"| {k} | " + " | ".join(f"{counting_bound(u, k):.2f}x" for u in sizes_u) + " |")
+    print()
+    print("Pairing (see `pairing_optimum`): queues moved per swap of one holder for another, when each of")
+    print("K members holds one of a topic's K queues (1 is the leaving holder's queue alone):")
+    print()
+    print("| K | U | swaps | best function of the holders | BALANCED_STICKY |")
+    print("|---:|---:|---:|---:|---:|")
+    for k, u in PAIRINGS:
+        n, best = pairing_optimum(k, u)
+        mine = pairing_ours(cli, k, u)
+        assert mine >= best, f"BALANCED_STICKY moves {mine} where the optimum is {best}"
+        print(f"| {k} | {u} | {n} | {best / n:.2f} | {mine / n:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,10 @@ pub(super) struct Measured {
     pub join_bound: usize,
     pub leave_moved: usize,
     pub leave_bound: usize,
+    /// The moves the new per-topic counts alone force (see [`forced`]): what is left of `moved`
+    /// is the price of pairing queues with members anew.
+    pub join_forced: usize,
+    pub leave_forced: usize,
 }
 
 /// Owners as clients compute them: Java strategies per topic (RebalanceImpl), a strategy that
@@ -45,6 +49,22 @@ fn owners(strategy: &dyn Strategy, queues: &[MessageQueue], ids: &[String]) -> R
 
 fn moved(before: &Owners, after: &Owners) -> usize {
     before.iter().filter(|(q, o)| after.get(*q) != Some(*o)).count()
+}
+
+/// The fewest queues that change owner between two assignments with the counts (per topic and
+/// member) that `before` and `after` have: a member holding fewer of a topic after gives up the
+/// difference, and nothing else need move. The movement bound is this, minimised over every
+/// balanced choice of counts.
+fn forced(before: &Owners, after: &Owners) -> usize {
+    let counts = |owners: &Owners| {
+        let mut c: HashMap<(String, String), usize> = HashMap::new();
+        for (q, o) in owners {
+            *c.entry((q.topic.to_string(), o.clone())).or_default() += 1;
+        }
+        c
+    };
+    let after = counts(after);
+    counts(before).into_iter().map(|(k, n)| n.saturating_sub(after.get(&k).copied().unwrap_or(0))).sum()
 }
 
 /// `ids` consume `queues`; then `newcomer` joins, and (separately) `ids[leaving]` leaves.
@@ -78,5 +98,7 @@ pub(super) fn measure(strategy: &dyn Strategy, queues: &[MessageQueue], ids: &[S
         join_bound: lower_bound(&before, queues, &joined),
         leave_moved: moved(&before, &after_leave),
         leave_bound: if left.is_empty() { 0 } else { lower_bound(&before, queues, &left) },
+        join_forced: forced(&before, &after_join),
+        leave_forced: forced(&before, &after_leave),
     })
 }

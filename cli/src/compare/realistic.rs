@@ -23,6 +23,8 @@ pub(super) struct Group {
     pub join_bound: usize,
     pub leave_moved: usize,
     pub leave_bound: usize,
+    pub join_forced: usize,
+    pub leave_forced: usize,
 }
 
 /// A strategy over all the random groups.
@@ -37,6 +39,10 @@ pub(super) struct Summary {
     pub worst_leave: f64,
     /// Groups that moved more than 3x their bound + 2 on a join or a leave.
     pub over_3x_plus_2: usize,
+    /// Sum of the moves the new per-topic counts force / sum of bounds: how much of the movement
+    /// is in choosing counts; the rest (moved / forced) is the pairing of queues with members.
+    pub join_forced_ratio: f64,
+    pub leave_forced_ratio: f64,
 }
 
 /// A Java client id: `ip@pid#nanotime`.
@@ -96,6 +102,8 @@ pub(super) fn group(name: &str, strategy: &dyn Strategy, seed: u64, index: usize
         join_bound: m.join_bound,
         leave_moved: m.leave_moved,
         leave_bound: m.leave_bound,
+        join_forced: m.join_forced,
+        leave_forced: m.leave_forced,
     })
 }
 
@@ -109,5 +117,7 @@ pub(super) fn summarise(name: &str, groups: &[Group]) -> Summary {
         worst_join: worst(|g| (g.join_moved, g.join_bound)),
         worst_leave: worst(|g| (g.leave_moved, g.leave_bound)),
         over_3x_plus_2: groups.iter().filter(|g| g.join_moved > 3 * g.join_bound + 2 || g.leave_moved > 3 * g.leave_bound + 2).count(),
+        join_forced_ratio: ratio(groups.iter().map(|g| g.join_forced).sum(), groups.iter().map(|g| g.join_bound).sum()),
+        leave_forced_ratio: ratio(groups.iter().map(|g| g.leave_forced).sum(), groups.iter().map(|g| g.leave_bound).sum()),
     }
 }
