@@ -92,6 +92,7 @@ pub(super) fn distribute(sizes: &[usize], hashes: &[u64], members: &[String], we
         at_hi: 0,
         at_hi_max,
         slack: slack > 0,
+        spare_from: 0,
     };
     // Each member's name hashed once: the tie-breaks below finish from it.
     let named: Vec<Fnv> = members.iter().map(|m| Fnv::START.part(m.as_bytes())).collect();
@@ -249,6 +250,8 @@ struct Flow<'a> {
     at_hi_max: usize,
     /// Totals may stray (`total_slack` > 0): `lo` and `hi` are the wider bounds, no hub.
     slack: bool,
+    /// No topic before this one has a member above its minimum among its extras (see `fill`).
+    spare_from: usize,
 }
 
 impl Flow<'_> {
@@ -412,6 +415,9 @@ impl Flow<'_> {
     /// while any member is short.
     fn fill(&mut self, d: usize) -> bool {
         self.materialize();
+        if self.fill_in_one_step(d) {
+            return true;
+        }
         let c = self.extras.len();
         // parent[f] = (the member that takes from f, the topic it takes).
         let mut parent: Vec<Option<(usize, usize)>> = vec![None; c];
@@ -447,9 +453,68 @@ impl Flow<'_> {
     }
 }
 
+impl Flow<'_> {
+    /// The first step of [`Flow::fill`]'s search, which is where it ends on many small topics
+    /// (thousands of calls, each scanning topics from the first): `d` takes an extra from the
+    /// first member above its minimum, in the first topic it may take one of, topics in order.
+    /// Members only leave "above the minimum" while filling (a path's ends gain below the minimum
+    /// and lose above it, the members between keep their counts), so the topics before
+    /// `spare_from` can be skipped for good, and the answer is the search's own.
+    fn fill_in_one_step(&mut self, d: usize) -> bool {
+        let above = |flow: &Self, f: usize| flow.extras[f] > flow.lo[f];
+        while self.spare_from < self.extra_in.len() && !self.extra_in[self.spare_from].iter().any(|&f| above(self, f)) {
+            self.spare_from += 1;
+        }
+        for e in self.spare_from..self.extra_in.len() {
+            if !self.eligible(e, d) || self.has(e, d) {
+                continue;
+            }
+            if let Some(&f) = self.extra_in[e].iter().find(|&&f| above(self, f)) {
+                self.take_back(e, f);
+                self.give(e, d);
+                return true;
+            }
+        }
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::ExtraIn;
+    use super::{ExtraIn, Flow, Weights};
+
+    /// A member short of its minimum whose every topic to take is held by members at theirs
+    /// fills along a longer path (the search past its first step): member 0 takes topic 0 from
+    /// member 1, which takes topic 1 from member 2, the one above its minimum.
+    #[test]
+    fn a_short_member_fills_along_a_path_when_no_single_step_will() {
+        let sizes = [1, 2, 2];
+        let weights = Weights::new(vec![1, 1, 1]).with_total_slack(1);
+        let mut extra_in = ExtraIn::with_capacity(sizes.len());
+        for (t, holders) in [vec![1], vec![0, 2], vec![0, 2]].into_iter().enumerate() {
+            extra_in.add_topic(3);
+            for m in holders {
+                extra_in.push(t, m);
+            }
+        }
+        let mut flow = Flow {
+            sizes: &sizes,
+            weights: &weights,
+            extra_in,
+            topics_of: None,
+            extras: vec![2, 1, 2],
+            lo: vec![3, 1, 1],
+            hi: vec![4, 2, 2],
+            at_hi: 0,
+            at_hi_max: 0,
+            slack: true,
+            spare_from: 0,
+        };
+        assert!(!flow.fill_in_one_step(0), "every topic member 0 may take is held by a member at its minimum");
+        assert!(flow.fill(0));
+        assert_eq!(flow.extras, [3, 1, 1]);
+        assert_eq!(flow.extra_in.iter().collect::<Vec<_>>(), [&[0][..], &[0, 1], &[0, 2]]);
+    }
 
     /// Past its room a topic moves to the end of the flat vector, its neighbours untouched.
     #[test]
