@@ -294,7 +294,9 @@ fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) 
             everyone_alive.extend((0..names.len()).filter(|&m| quota[m] > 0));
             &everyone_alive
         };
-        ring.fill(&mut quota, alive, queues, starts, &mut owner, &mut scratch);
+        if !ring.fill_nearest(&mut quota, &natural[t], queues, starts, &mut owner) {
+            ring.fill(&mut quota, alive, queues, starts, &mut owner, &mut scratch);
+        }
     }
     for (copy, kept) in topics.copy_of {
         owner[copy] = owner[kept];

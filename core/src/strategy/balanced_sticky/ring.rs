@@ -110,6 +110,12 @@ impl Ring {
         self.owners[i] as usize
     }
 
+    /// The member nearest clockwise to a queue with this start (see [`Ring::starts`]): at its
+    /// start, or past the last point at the first.
+    pub(super) fn nearest_member(&self, start: usize) -> usize {
+        self.member_at(if start == self.len() { 0 } else { start })
+    }
+
     /// The index of the first point at or after `hash` (`len()` past the last).
     pub(super) fn start_of(&self, hash: u64) -> usize {
         if self.buckets.is_empty() {
@@ -139,17 +145,16 @@ impl Ring {
         for &size in sizes {
             let starts = &starts[at..at + size];
             at += size;
-            let member_at = |s: usize| self.member_at(if s == self.len() { 0 } else { s });
             if size >= self.members / 4 {
                 for &s in starts {
-                    count[member_at(s)] += 1;
+                    count[self.nearest_member(s)] += 1;
                 }
                 for (m, n) in count.iter_mut().enumerate().filter(|(_, n)| **n > 0) {
                     out.push((m, std::mem::take(n)));
                 }
             } else {
                 nearest.clear();
-                nearest.extend(starts.iter().map(|&s| member_at(s)));
+                nearest.extend(starts.iter().map(|&s| self.nearest_member(s)));
                 nearest.sort_unstable();
                 for run in nearest.chunk_by(|a, b| a == b) {
                     out.push((run[0], run.len() as u32));
@@ -180,6 +185,29 @@ impl Ring {
             return self.fill_few(quota, alive, queues, starts, owner, scratch);
         }
         self.fill_on(quota, Some(alive), queues, starts, owner, scratch)
+    }
+
+    /// [`Ring::fill`]'s answer without its search, where that answer is plain: when every member
+    /// nearest to some of the topic's queues (`natural`, from [`Ring::natural_counts`]) has a
+    /// quota of exactly that many, every queue goes to its nearest member. Granting nearest first
+    /// gives each queue its first candidate, its nearest member: for a queue to lose that member's
+    /// last slot, another queue would have to take it as its second candidate, so unplaced
+    /// by its own first, whose slot some queue took earlier in the same way, and so on back to a
+    /// first loss that nothing caused. Returns whether it applied (then the quotas are used up).
+    /// Topics smaller than the group mostly qualify: pass 1 gives their extras to the members
+    /// nearest to their queues first.
+    pub(super) fn fill_nearest(&self, quota: &mut [usize], natural: &[(usize, u32)], queues: &[(u64, usize)], starts: &[usize], owner: &mut [usize]) -> bool {
+        if !natural.iter().all(|&(m, n)| quota[m] == n as usize) {
+            return false;
+        }
+        for (&(_, q), &start) in queues.iter().zip(starts) {
+            // One nearest member (every one-queue topic) needs no look at the ring.
+            owner[q] = if let [(only, _)] = natural { *only } else { self.nearest_member(start) };
+        }
+        for &(m, _) in natural {
+            quota[m] = 0;
+        }
+        true
     }
 
     /// Whether members' points are kept by index (every ring but a test's subset and one of more

@@ -329,6 +329,45 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha, ..ProptestConfig::default() })]
+
+    /// Where every member nearest to some of a topic's queues has a quota of exactly that many,
+    /// the shortcut gives each queue its nearest member, which is what the full placement gives;
+    /// with one slot moved elsewhere it declines and leaves the quotas alone.
+    #[test]
+    fn queues_go_to_their_nearest_members_when_quotas_are_their_counts(members in 2usize..60, queues in 1usize..40, salt in any::<u64>(), moved in any::<Option<(usize, usize)>>()) {
+        let names: Vec<String> = (0..members).map(|m| format!("10.0.1.{m}@{salt}#0")).collect();
+        let ring = ring::Ring::new(&names);
+        let mut queues: Vec<(u64, usize)> = (0..queues).map(|i| (hash64(&[&salt.to_le_bytes(), &(i as u64).to_le_bytes()]), i)).collect();
+        queues.sort_unstable();
+        let starts = ring.starts(&queues);
+        let natural = ring.natural_counts(&starts, &[queues.len()]);
+        let mut quota = vec![0usize; members];
+        for &(m, n) in &natural[0] {
+            quota[m] = n as usize;
+        }
+        // Perhaps one slot from a nearest member to another member.
+        let moved = moved.map(|(from, to)| (natural[0][from % natural[0].len()].0, to % members)).filter(|(from, to)| from != to);
+        if let Some((from, to)) = moved {
+            quota[from] -= 1;
+            quota[to] += 1;
+        }
+        let alive: Vec<usize> = (0..members).filter(|&m| quota[m] > 0).collect();
+        let (mut full_quota, mut full) = (quota.clone(), vec![usize::MAX; queues.len()]);
+        ring.fill(&mut full_quota, &alive, &queues, &starts, &mut full, &mut Scratch::default());
+        let (mut short_quota, mut short) = (quota.clone(), vec![usize::MAX; queues.len()]);
+        let applied = ring.fill_nearest(&mut short_quota, &natural[0], &queues, &starts, &mut short);
+        prop_assert_eq!(applied, moved.is_none());
+        if applied {
+            prop_assert_eq!(short, full);
+            prop_assert!(short_quota.iter().all(|q| *q == 0));
+        } else {
+            prop_assert_eq!(short_quota, quota);
+        }
+    }
+}
+
 /// The slack is part of the name and of the configuration text (written only when set, so a
 /// configuration without it reads back as before), and bounded.
 #[test]
