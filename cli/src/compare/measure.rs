@@ -51,20 +51,22 @@ fn moved(before: &Owners, after: &Owners) -> usize {
     before.iter().filter(|(q, o)| after.get(*q) != Some(*o)).count()
 }
 
-/// The fewest queues that change owner between two assignments with the counts (per topic and
-/// member) that `before` and `after` have: a member holding fewer of a topic after gives up the
-/// difference, and nothing else need move. The movement bound is this, minimised over every
-/// balanced choice of counts.
-fn forced(before: &Owners, after: &Owners) -> usize {
-    let counts = |owners: &Owners| {
-        let mut c: HashMap<(String, String), usize> = HashMap::new();
-        for (q, o) in owners {
-            *c.entry((q.topic.to_string(), o.clone())).or_default() += 1;
-        }
-        c
-    };
-    let after = counts(after);
-    counts(before).into_iter().map(|(k, n)| n.saturating_sub(after.get(&k).copied().unwrap_or(0))).sum()
+/// How many queues of each topic each member holds.
+fn per_topic_counts(owners: &Owners) -> HashMap<(&str, &str), usize> {
+    let mut counts = HashMap::new();
+    for (q, o) in owners {
+        *counts.entry((&*q.topic, o.as_str())).or_default() += 1;
+    }
+    counts
+}
+
+/// The fewest queues that change owner between an assignment with the counts `before` (see
+/// [`per_topic_counts`]) and one with the counts of `after`: a member holding fewer of a topic
+/// after gives up the difference, and nothing else need move. The movement bound is this,
+/// minimised over every balanced choice of counts.
+fn forced(before: &HashMap<(&str, &str), usize>, after: &Owners) -> usize {
+    let after = per_topic_counts(after);
+    before.iter().map(|(k, n)| n.saturating_sub(after.get(k).copied().unwrap_or(0))).sum()
 }
 
 /// `ids` consume `queues`; then `newcomer` joins, and (separately) `ids[leaving]` leaves.
@@ -76,11 +78,10 @@ pub(super) fn measure(strategy: &dyn Strategy, queues: &[MessageQueue], ids: &[S
     let before = owners(strategy, queues, ids)?;
     let (after_join, after_leave) = (owners(strategy, queues, &joined)?, if left.is_empty() { Owners::new() } else { owners(strategy, queues, &left)? });
     let mut load: HashMap<&str, usize> = ids.iter().map(|i| (i.as_str(), 0)).collect();
-    let mut per_topic: HashMap<(&str, &str), usize> = HashMap::new();
-    for (q, o) in &before {
+    for o in before.values() {
         *load.entry(o).or_default() += 1;
-        *per_topic.entry((&q.topic, o.as_str())).or_default() += 1;
     }
+    let per_topic = per_topic_counts(&before);
     let topics: BTreeSet<&str> = queues.iter().map(|q| &*q.topic).collect();
     let spread = topics
         .iter()
@@ -98,7 +99,7 @@ pub(super) fn measure(strategy: &dyn Strategy, queues: &[MessageQueue], ids: &[S
         join_bound: lower_bound(&before, queues, &joined),
         leave_moved: moved(&before, &after_leave),
         leave_bound: if left.is_empty() { 0 } else { lower_bound(&before, queues, &left) },
-        join_forced: forced(&before, &after_join),
-        leave_forced: forced(&before, &after_leave),
+        join_forced: forced(&per_topic, &after_join),
+        leave_forced: forced(&per_topic, &after_leave),
     })
 }

@@ -451,9 +451,7 @@ impl Flow<'_> {
         }
         false
     }
-}
 
-impl Flow<'_> {
     /// The first step of [`Flow::fill`]'s search, which is where it ends on many small topics
     /// (thousands of calls, each scanning topics from the first): `d` takes an extra from the
     /// first member above its minimum, in the first topic it may take one of, topics in order.

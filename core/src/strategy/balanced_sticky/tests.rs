@@ -327,10 +327,6 @@ proptest! {
             prop_assert_eq!(&answers[0], other);
         }
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha, ..ProptestConfig::default() })]
 
     /// Where every member nearest to some of a topic's queues has a quota of exactly that many,
     /// the shortcut gives each queue its nearest member, which is what the full placement gives;
