@@ -42,7 +42,7 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Starts both servers; the client log root and rocketmq.home point into the temporary directory. */
     public static LocalCluster start() throws Exception {
-        File home = Files.createTempDirectory("rmq-cluster").toFile();
+        File home = Files.createTempDirectory(roomyDirectory().toPath(), "rmq-cluster").toFile();
         System.setProperty("rocketmq.client.logRoot", new File(home, "logs").getPath());
         System.setProperty("rocketmq.home.dir", home.getPath());
         Random random = new Random();
@@ -85,6 +85,31 @@ public final class LocalCluster implements AutoCloseable {
         }
         broker.start();
         return new LocalCluster(home, namesrv, broker, namesrvAddr);
+    }
+
+    /**
+     * Where the store goes. The broker judges the disk its files are on, not their few megabytes:
+     * from 85% used it deletes commit log files before they expire, from 90% it refuses every
+     * write as "disk full", and it caps both settings at those values, so no configuration lets
+     * it run on a fuller disk. When the temporary directory's disk is that full (CI machines'
+     * sometimes are), /dev/shm (memory, where present) holds the store instead.
+     */
+    static File roomyDirectory() {
+        File[] candidates = {new File(System.getProperty("java.io.tmpdir")), new File("/dev/shm")};
+        StringBuilder seen = new StringBuilder();
+        for (File dir : candidates) {
+            long total = dir.getTotalSpace();
+            if (!dir.isDirectory() || !dir.canWrite() || total <= 0) {
+                continue;
+            }
+            long usedPercent = (total - dir.getUsableSpace()) * 100 / total;
+            if (usedPercent < 80) {
+                return dir;
+            }
+            seen.append(' ').append(dir).append(" is ").append(usedPercent).append("% full;");
+        }
+        throw new IllegalStateException("no directory with room for the broker's store:" + seen
+                + " the broker deletes files from 85% and refuses writes from 90%");
     }
 
     public String namesrvAddr() {
