@@ -1,7 +1,6 @@
 package io.github.rocketmqrebalance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -12,11 +11,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import io.github.rocketmqrebalance.cluster.LocalCluster;
-import io.github.rocketmqrebalance.cluster.PatientSend;
+import io.github.rocketmqrebalance.cluster.Patient;
+import io.github.rocketmqrebalance.cluster.QueueOccupancy;
 
 import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
@@ -83,21 +82,20 @@ class EndToEndTest {
         cluster.createTopic(topic, QUEUES);
         String group = "GID_" + topic;
         Set<String> consumed = ConcurrentHashMap.newKeySet();
-        Map<Integer, String> inListener = new ConcurrentHashMap<>();
-        AtomicInteger overlaps = new AtomicInteger();
+        QueueOccupancy occupancy = new QueueOccupancy();
         Map<String, DefaultMQPushConsumer> consumers = new HashMap<>();
-        DefaultMQProducer producer = PatientSend.producer("PG_" + topic, namesrvAddr);
+        DefaultMQProducer producer = Patient.producer("PG_" + topic, namesrvAddr);
         producer.setInstanceName("producer-" + topic);
         producer.start();
         int sent = 0;
         try {
             for (int i = 1; i <= 3; i++) {
-                start(consumers, "c" + i, topic, group, orderly, strategy.get(), consumed, inListener, overlaps);
+                start(consumers, "c" + i, topic, group, orderly, strategy.get(), consumed, occupancy);
             }
             settle(consumers, topic, original);
             sent = produce(producer, topic, sent, 120);
 
-            start(consumers, "c4", topic, group, orderly, strategy.get(), consumed, inListener, overlaps);
+            start(consumers, "c4", topic, group, orderly, strategy.get(), consumed, occupancy);
             settle(consumers, topic, original);
             sent = produce(producer, topic, sent, 120);
 
@@ -110,7 +108,7 @@ class EndToEndTest {
                 Thread.sleep(200);
             }
             assertEquals(sent, consumed.size(), "every message consumed at least once");
-            assertEquals(0, overlaps.get(), "no queue consumed by two consumers at once");
+            assertEquals(0, occupancy.overlaps(), "no queue consumed by two consumers at once");
         } finally {
             for (DefaultMQPushConsumer c : consumers.values()) {
                 c.shutdown();
@@ -120,41 +118,28 @@ class EndToEndTest {
     }
 
     private static void start(Map<String, DefaultMQPushConsumer> consumers, String name, String topic, String group, boolean orderly,
-                              AllocateMessageQueueStrategy strategy, Set<String> consumed, Map<Integer, String> inListener,
-                              AtomicInteger overlaps) throws Exception {
-        DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
-        c.setNamesrvAddr(namesrvAddr);
-        c.setInstanceName(name + "-" + topic);
-        c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
-        c.setAllocateMessageQueueStrategy(strategy);
-        c.subscribe(topic, "*");
-        if (orderly) {
-            c.registerMessageListener((MessageListenerOrderly) (msgs, context) -> {
-                int queue = context.getMessageQueue().getQueueId();
-                String before = inListener.putIfAbsent(queue, name);
-                if (before != null) {
-                    overlaps.incrementAndGet();
-                }
-                try {
+                              AllocateMessageQueueStrategy strategy, Set<String> consumed, QueueOccupancy occupancy) throws Exception {
+        DefaultMQPushConsumer started = Patient.start(() -> {
+            DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
+            c.setNamesrvAddr(namesrvAddr);
+            c.setInstanceName(name + "-" + topic);
+            c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+            c.setAllocateMessageQueueStrategy(strategy);
+            c.subscribe(topic, "*");
+            if (orderly) {
+                c.registerMessageListener((MessageListenerOrderly) (msgs, context) -> {
+                    occupancy.call(context.getMessageQueue().getQueueId(), name, () -> record(msgs, consumed));
+                    return ConsumeOrderlyStatus.SUCCESS;
+                });
+            } else {
+                c.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
                     record(msgs, consumed);
-                    Thread.sleep(2);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    if (before == null) {
-                        inListener.remove(queue);
-                    }
-                }
-                return ConsumeOrderlyStatus.SUCCESS;
-            });
-        } else {
-            c.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
-                record(msgs, consumed);
-                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
-            });
-        }
-        c.start();
-        consumers.put(name, c);
+                    return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+                });
+            }
+            return c;
+        });
+        consumers.put(name, started);
     }
 
     private static void record(List<MessageExt> msgs, Set<String> consumed) {
@@ -166,7 +151,7 @@ class EndToEndTest {
     private static int produce(DefaultMQProducer producer, String topic, int from, int count) throws Exception {
         for (int i = from; i < from + count; i++) {
             Message m = new Message(topic, ("m-" + i).getBytes(StandardCharsets.UTF_8));
-            SendStatus status = PatientSend.send(() -> producer.send(m)).getSendStatus();
+            SendStatus status = Patient.send(() -> producer.send(m)).getSendStatus();
             assertEquals(SendStatus.SEND_OK, status);
         }
         return from + count;

@@ -57,24 +57,27 @@ public final class JavaConsumerMain {
         BufferedWriter consumed = Files.newBufferedWriter(dir.resolve(name + ".consumed"), StandardCharsets.UTF_8,
             StandardOpenOption.CREATE, StandardOpenOption.APPEND);
 
-        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(args[1]);
-        consumer.setNamesrvAddr(args[0]);
-        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
-        consumer.setAllocateMessageQueueStrategy(new Recording(inner, topic, holdings));
-        consumer.subscribe(topic, "*");
-        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
-            synchronized (consumed) {
-                try {
-                    for (MessageExt m : msgs) {
-                        consumed.write(new String(m.getBody(), StandardCharsets.UTF_8));
-                        consumed.newLine();
+        DefaultMQPushConsumer consumer = Patient.start(() -> {
+            DefaultMQPushConsumer made = new DefaultMQPushConsumer(args[1]);
+            made.setNamesrvAddr(args[0]);
+            made.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+            made.setAllocateMessageQueueStrategy(new Recording(inner, topic, holdings));
+            made.subscribe(topic, "*");
+            made.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
+                synchronized (consumed) {
+                    try {
+                        for (MessageExt m : msgs) {
+                            consumed.write(new String(m.getBody(), StandardCharsets.UTF_8));
+                            consumed.newLine();
+                        }
+                        consumed.flush();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
                     }
-                    consumed.flush();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
                 }
-            }
-            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+            });
+            return made;
         });
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -90,7 +93,6 @@ public final class JavaConsumerMain {
             }
             stopped.countDown();
         }, "consumer-shutdown"));
-        consumer.start();
         System.out.println(name + " started: " + consumer.getDefaultMQPushConsumerImpl().getmQClientFactory().getClientId());
         stopped.await();
     }

@@ -65,13 +65,15 @@ public final class OrderlyConsumerMain {
         };
         Stoppable consumer;
         if (kind.equals("stock")) {
-            DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
-            c.setNamesrvAddr(namesrv);
-            c.setInstanceName(name);
-            c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
-            c.subscribe(topic, "*");
-            c.registerMessageListener(listener);
-            c.start();
+            DefaultMQPushConsumer c = Patient.start(() -> {
+                DefaultMQPushConsumer made = new DefaultMQPushConsumer(group);
+                made.setNamesrvAddr(namesrv);
+                made.setInstanceName(name);
+                made.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+                made.subscribe(topic, "*");
+                made.registerMessageListener(listener);
+                return made;
+            });
             consumer = c::shutdown;
         } else {
             SafeOrderlyConsumer c = new SafeOrderlyConsumer(group);

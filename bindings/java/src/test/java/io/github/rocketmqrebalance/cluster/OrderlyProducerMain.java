@@ -31,7 +31,7 @@ public final class OrderlyProducerMain {
         int keys = Integer.parseInt(args[2]);
         long pauseNs = 1_000_000_000L / Integer.parseInt(args[3]);
         Path stop = Paths.get(args[5]);
-        DefaultMQProducer producer = PatientSend.producer("PG_" + topic, args[0]);
+        DefaultMQProducer producer = Patient.producer("PG_" + topic, args[0]);
         producer.setInstanceName("orderly-producer");
         producer.start();
         long[] seq = new long[keys];
@@ -42,7 +42,7 @@ public final class OrderlyProducerMain {
                 int key = (int) (i % keys);
                 String body = "k" + key + ":" + seq[key];
                 Message m = new Message(topic, "", "k" + key, body.getBytes(StandardCharsets.UTF_8));
-                SendResult r = PatientSend.send(() -> producer.send(m, (mqs, msg, arg) -> mqs.get((Integer) arg % mqs.size()), key));
+                SendResult r = Patient.send(() -> producer.send(m, (mqs, msg, arg) -> mqs.get((Integer) arg % mqs.size()), key));
                 if (r.getSendStatus() == SendStatus.SEND_OK) {
                     seq[key]++;
                     sent++;

@@ -28,14 +28,14 @@ public final class ProducerMain {
         String topic = args[1];
         int from = Integer.parseInt(args[2]);
         int count = Integer.parseInt(args[3]);
-        DefaultMQProducer producer = PatientSend.producer("PG_" + topic, args[0]);
+        DefaultMQProducer producer = Patient.producer("PG_" + topic, args[0]);
         producer.start();
         int failed = 0;
         try (BufferedWriter sent = Files.newBufferedWriter(Paths.get(args[4]), StandardCharsets.UTF_8,
             StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
             for (int i = from; i < from + count; i++) {
                 Message m = new Message(topic, "", "k-" + (i % 32), ("m-" + i).getBytes(StandardCharsets.UTF_8));
-                SendResult r = PatientSend.send(() -> producer.send(m));
+                SendResult r = Patient.send(() -> producer.send(m));
                 if (r.getSendStatus() == SendStatus.SEND_OK) {
                     sent.write("m-" + i);
                     sent.newLine();

@@ -10,7 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.rocketmqrebalance.cluster.LocalCluster;
-import io.github.rocketmqrebalance.cluster.PatientSend;
+import io.github.rocketmqrebalance.cluster.Patient;
+import io.github.rocketmqrebalance.cluster.QueueOccupancy;
 import io.github.rocketmqrebalance.engine.RebalanceConfig;
 
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
@@ -37,15 +38,14 @@ class SafeOrderlyConsumerTest {
         try (LocalCluster cluster = LocalCluster.start()) {
             cluster.createTopic(TOPIC, 8);
             Set<String> consumed = ConcurrentHashMap.newKeySet();
-            Map<Integer, String> inListener = new ConcurrentHashMap<>();
+            QueueOccupancy occupancy = new QueueOccupancy();
             Map<String, Integer> lastSeq = new ConcurrentHashMap<>();
-            AtomicInteger overlaps = new AtomicInteger();
             AtomicInteger outOfOrder = new AtomicInteger();
-            DefaultMQProducer producer = PatientSend.producer("PG_" + TOPIC, cluster.namesrvAddr());
+            DefaultMQProducer producer = Patient.producer("PG_" + TOPIC, cluster.namesrvAddr());
             producer.setInstanceName("safe-orderly-producer");
             producer.start();
-            SafeOrderlyConsumer a = consumer(cluster, "a", consumed, inListener, lastSeq, overlaps, outOfOrder);
-            SafeOrderlyConsumer b = consumer(cluster, "b", consumed, inListener, lastSeq, overlaps, outOfOrder);
+            SafeOrderlyConsumer a = consumer(cluster, "a", consumed, occupancy, lastSeq, outOfOrder);
+            SafeOrderlyConsumer b = consumer(cluster, "b", consumed, occupancy, lastSeq, outOfOrder);
             SafeOrderlyConsumer c = null;
             int sent = 0;
             try {
@@ -53,7 +53,7 @@ class SafeOrderlyConsumerTest {
                 awaitConsumed(consumed, sent, a, b);
                 a.shutdown();
                 sent = produce(producer, sent, 160);
-                c = consumer(cluster, "c", consumed, inListener, lastSeq, overlaps, outOfOrder);
+                c = consumer(cluster, "c", consumed, occupancy, lastSeq, outOfOrder);
                 sent = produce(producer, sent, 160);
                 awaitConsumed(consumed, sent, b, c);
             } finally {
@@ -65,13 +65,13 @@ class SafeOrderlyConsumerTest {
                 producer.shutdown();
             }
             assertEquals(sent, consumed.size(), "every message consumed");
-            assertEquals(0, overlaps.get(), "no queue inside two listeners at once");
+            assertEquals(0, occupancy.overlaps(), "no queue inside two listeners at once");
             assertEquals(0, outOfOrder.get(), "each key's messages in order within a consumer");
         }
     }
 
-    private static SafeOrderlyConsumer consumer(LocalCluster cluster, String name, Set<String> consumed, Map<Integer, String> inListener,
-                                                Map<String, Integer> lastSeq, AtomicInteger overlaps, AtomicInteger outOfOrder) throws Exception {
+    private static SafeOrderlyConsumer consumer(LocalCluster cluster, String name, Set<String> consumed, QueueOccupancy occupancy,
+                                                Map<String, Integer> lastSeq, AtomicInteger outOfOrder) throws Exception {
         SafeOrderlyConsumer c = new SafeOrderlyConsumer("GID_" + TOPIC);
         c.setNamesrvAddr(cluster.namesrvAddr());
         c.setInstanceName(name);
@@ -79,12 +79,7 @@ class SafeOrderlyConsumerTest {
         c.setRebalanceIntervalMillis(2_000);
         c.subscribe(TOPIC);
         c.registerMessageListener((msgs, context) -> {
-            int queue = context.getMessageQueue().getQueueId();
-            String before = inListener.putIfAbsent(queue, name);
-            if (before != null) {
-                overlaps.incrementAndGet();
-            }
-            try {
+            occupancy.call(context.getMessageQueue().getQueueId(), name, () -> {
                 for (MessageExt m : msgs) {
                     String body = new String(m.getBody(), StandardCharsets.UTF_8);
                     String[] keySeq = body.split(":");
@@ -94,14 +89,7 @@ class SafeOrderlyConsumerTest {
                     }
                     consumed.add(body);
                 }
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                if (before == null) {
-                    inListener.remove(queue);
-                }
-            }
+            });
             return ConsumeOrderlyStatus.SUCCESS;
         });
         c.start();
@@ -114,7 +102,7 @@ class SafeOrderlyConsumerTest {
         for (int i = from; i < from + count; i++) {
             int key = i % KEYS;
             Message m = new Message(TOPIC, ("k" + key + ":" + i / KEYS).getBytes(StandardCharsets.UTF_8));
-            SendStatus status = PatientSend.send(() -> producer.send(m, (mqs, msg, arg) -> mqs.get((Integer) arg % mqs.size()), key)).getSendStatus();
+            SendStatus status = Patient.send(() -> producer.send(m, (mqs, msg, arg) -> mqs.get((Integer) arg % mqs.size()), key)).getSendStatus();
             assertEquals(SendStatus.SEND_OK, status);
         }
         return from + count;

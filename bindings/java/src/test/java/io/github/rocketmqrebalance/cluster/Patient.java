@@ -1,27 +1,35 @@
 package io.github.rocketmqrebalance.cluster;
 
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.remoting.exception.RemotingException;
 import org.apache.rocketmq.remoting.exception.RemotingTooMuchRequestException;
 
 /**
- * Sending on a loaded 2-core test machine, where the broker, the consumers and the build share
- * the CPU: the client's 3 s send budget was seen to run out while the route was looked up
- * ("sendSelectImpl call timeout"), which made a test process exit; the NameServer was also seen
- * to take over a second to answer the route lookup itself, which the client throws as an
- * IllegalStateException before sending anything. A send may take 30 s, and a send refused before
- * it left (either way) is sent again.
+ * Sending and starting on a loaded 2-core test machine, where the broker, the consumers and the
+ * build share the CPU: the client's 3 s send budget was seen to run out while the route was looked
+ * up ("sendSelectImpl call timeout"), which made a test process exit; the NameServer was also seen
+ * to take over a second to answer the route lookup itself, or to drop the request, which the
+ * client throws as an IllegalStateException, from a send before anything is sent and from a push
+ * consumer's {@code start()}. A send may take 30 s, and a send refused before it left (either way)
+ * is sent again; a consumer whose start failed on the route lookup is shut down and a fresh one
+ * started.
  */
-public final class PatientSend {
+public final class Patient {
     public static final int TIMEOUT_MS = 30_000;
     private static final int ATTEMPTS = 5;
 
-    private PatientSend() {
+    private Patient() {
     }
 
     public interface Attempt {
         SendResult send() throws Exception;
+    }
+
+    /** Builds a consumer ready to start: group, NameServer, subscription and listener set. */
+    public interface Consumer {
+        DefaultMQPushConsumer make() throws Exception;
     }
 
     public static DefaultMQProducer producer(String group, String namesrv) {
@@ -56,6 +64,28 @@ public final class PatientSend {
                     throw e;
                 }
                 System.err.println("send refused before it left (" + e.getMessage() + "); attempt " + (i + 1) + " of " + ATTEMPTS);
+                Thread.sleep(1000);
+            }
+        }
+    }
+
+    /**
+     * Starts a consumer from {@code make}. The stock client's {@code start()} looks the topic's
+     * route up after it has begun running; when that lookup fails, the consumer is shut down (so
+     * its client instance is released) and a fresh one built and started.
+     */
+    public static DefaultMQPushConsumer start(Consumer make) throws Exception {
+        for (int i = 1;; i++) {
+            DefaultMQPushConsumer consumer = make.make();
+            try {
+                consumer.start();
+                return consumer;
+            } catch (IllegalStateException e) {
+                if (i == ATTEMPTS || !routeLookupFailed(e)) {
+                    throw e;
+                }
+                System.err.println("consumer start failed on the route lookup (" + e.getMessage() + "); attempt " + (i + 1) + " of " + ATTEMPTS);
+                consumer.shutdown();
                 Thread.sleep(1000);
             }
         }
