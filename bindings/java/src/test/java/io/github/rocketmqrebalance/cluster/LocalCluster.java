@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.util.Random;
+import java.util.function.ToLongFunction;
 
 import org.apache.rocketmq.broker.BrokerController;
 import org.apache.rocketmq.client.exception.MQClientException;
@@ -96,20 +97,33 @@ public final class LocalCluster implements AutoCloseable {
      */
     static File roomyDirectory() {
         File[] candidates = {new File(System.getProperty("java.io.tmpdir")), new File("/dev/shm")};
+        return roomyDirectory(candidates, LocalCluster::usedPercent);
+    }
+
+    /** The first of {@code candidates} under 80% used ({@code usedPercent} is -1 for one not usable). */
+    static File roomyDirectory(File[] candidates, ToLongFunction<File> usedPercent) {
         StringBuilder seen = new StringBuilder();
         for (File dir : candidates) {
-            long total = dir.getTotalSpace();
-            if (!dir.isDirectory() || !dir.canWrite() || total <= 0) {
+            long used = usedPercent.applyAsLong(dir);
+            if (used < 0) {
                 continue;
             }
-            long usedPercent = (total - dir.getUsableSpace()) * 100 / total;
-            if (usedPercent < 80) {
+            if (used < 80) {
                 return dir;
             }
-            seen.append(' ').append(dir).append(" is ").append(usedPercent).append("% full;");
+            seen.append(' ').append(dir).append(" is ").append(used).append("% full;");
         }
         throw new IllegalStateException("no directory with room for the broker's store:" + seen
                 + " the broker deletes files from 85% and refuses writes from 90%");
+    }
+
+    /** How full the disk holding {@code dir} is, in percent; -1 when {@code dir} is no writable directory. */
+    private static long usedPercent(File dir) {
+        long total = dir.getTotalSpace();
+        if (!dir.isDirectory() || !dir.canWrite() || total <= 0) {
+            return -1;
+        }
+        return (total - dir.getUsableSpace()) * 100 / total;
     }
 
     public String namesrvAddr() {
