@@ -1,5 +1,8 @@
 package io.github.rocketmqrebalance.cluster;
 
+import java.util.concurrent.Callable;
+import java.util.function.Predicate;
+
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -52,40 +55,44 @@ public final class Patient {
         return false;
     }
 
+    /**
+     * Sends; a send refused before the request was written (the budget went on finding the route,
+     * or the route lookup itself failed) is sent again: the broker has stored nothing, so this
+     * cannot duplicate a message. Any other IllegalStateException is a bug and is thrown.
+     */
     public static SendResult send(Attempt attempt) throws Exception {
-        for (int i = 1;; i++) {
-            try {
-                return attempt.send();
-            } catch (RemotingTooMuchRequestException | IllegalStateException e) {
-                // Thrown before the request is written (the budget went on finding the route, or
-                // the route lookup itself failed): the broker has stored nothing, so sending
-                // again cannot duplicate a message. Any other IllegalStateException is a bug.
-                if (i == ATTEMPTS || (e instanceof IllegalStateException && !routeLookupFailed(e))) {
-                    throw e;
-                }
-                System.err.println("send refused before it left (" + e.getMessage() + "); attempt " + (i + 1) + " of " + ATTEMPTS);
-                Thread.sleep(1000);
-            }
-        }
+        return retrying("send refused before it left", attempt::send,
+            e -> e instanceof RemotingTooMuchRequestException || (e instanceof IllegalStateException && routeLookupFailed(e)));
     }
 
     /**
      * Starts a consumer from {@code make}. The stock client's {@code start()} looks the topic's
-     * route up after it has begun running; when that lookup fails, the consumer is shut down (so
-     * its client instance is released) and a fresh one built and started.
+     * route up after it has begun running; a consumer whose start failed is shut down (so its
+     * client instance is released), and when it was that lookup, a fresh one is built and started.
      */
     public static DefaultMQPushConsumer start(Consumer make) throws Exception {
-        for (int i = 1;; i++) {
+        return retrying("consumer start failed on the route lookup", () -> {
             DefaultMQPushConsumer consumer = make.make();
             try {
                 consumer.start();
                 return consumer;
             } catch (IllegalStateException e) {
-                if (i == ATTEMPTS || !routeLookupFailed(e)) {
+                consumer.shutdown();
+                throw e;
+            }
+        }, e -> e instanceof IllegalStateException && routeLookupFailed(e));
+    }
+
+    /** Up to {@code ATTEMPTS} tries a second apart, while a failure is one {@code retriable} accepts. */
+    private static <T> T retrying(String what, Callable<T> attempt, Predicate<Exception> retriable) throws Exception {
+        for (int i = 1;; i++) {
+            try {
+                return attempt.call();
+            } catch (Exception e) {
+                if (i == ATTEMPTS || !retriable.test(e)) {
                     throw e;
                 }
-                System.err.println("consumer start failed on the route lookup (" + e.getMessage() + "); attempt " + (i + 1) + " of " + ATTEMPTS);
-                consumer.shutdown();
+                System.err.println(what + " (" + e.getMessage() + "); attempt " + (i + 1) + " of " + ATTEMPTS);
                 Thread.sleep(1000);
             }
         }
