@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 use std::ffi::c_char;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
-use rocketmq_rebalance::engine::{ConsumeView, LockReport, RebalanceConfig, Rebalancer, ReentryGuard, TopicView};
+use rocketmq_rebalance::engine::{ConsumeView, LockReport, RebalanceConfig, Rebalancer, Session, TopicView};
 use rocketmq_rebalance::MessageQueue;
 
 use crate::args::{out_arg, owned_ids, ref_arg, slice_arg, str_arg, write_out};
@@ -25,8 +25,7 @@ use crate::strategy::rmq_strategy;
 /// other call made from inside one of the same rebalancer's host callbacks returns
 /// `RMQ_RESULT_REENTRANT` instead of deadlocking.
 pub struct rmq_rebalancer {
-    inner: Mutex<Rebalancer>,
-    view: ConsumeView,
+    session: Session,
     ext: Mutex<Option<HostExt>>,
 }
 
@@ -54,15 +53,12 @@ pub struct rmq_lock_summary {
     pub failed_calls: usize,
 }
 
-/// Runs `f` on the rebalancer behind `r`, with the re-entry check and the mutex. A panic inside
-/// an earlier call poisons the mutex; the engine's table is still consistent between steps, so
-/// the state is taken over rather than abandoned.
+/// Runs `f` on the rebalancer behind `r`, through its session (re-entry refused, rounds
+/// serialised, a poisoned mutex taken over).
 unsafe fn with_rebalancer<T>(r: *const rmq_rebalancer, f: impl FnOnce(&mut Rebalancer) -> Result<T, rmq_result>) -> Result<T, rmq_result> {
     // SAFETY: the caller's handle.
     let r = unsafe { ref_arg(r)? };
-    let _entered = ReentryGuard::enter(r)?;
-    let mut guard: MutexGuard<'_, Rebalancer> = r.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    f(&mut guard)
+    f(&mut *r.session.enter()?)
 }
 
 /// The host of one call, with the rebalancer's extension callbacks.
@@ -76,7 +72,7 @@ unsafe fn host_arg<'a>(r: *const rmq_rebalancer, host: *const rmq_host) -> Resul
 /// The consume view of a handle (no mutex, no re-entry check: these queries never wait).
 unsafe fn view_of<'a>(r: *const rmq_rebalancer) -> Result<&'a ConsumeView, rmq_result> {
     // SAFETY: the caller's handle.
-    Ok(unsafe { &ref_arg(r)?.view })
+    Ok(unsafe { ref_arg(r)?.session.view() })
 }
 
 /// Makes a rebalancer from a JSON configuration and a strategy (shared, not consumed):
@@ -92,8 +88,7 @@ pub unsafe extern "C" fn rmq_rebalancer_new(config_json: *const c_char, strategy
         let (text, strategy) = unsafe { (str_arg(config_json)?, ref_arg(strategy)?) };
         let config = RebalanceConfig::from_json(text)?;
         let rebalancer = Rebalancer::new(config, strategy.inner.clone())?;
-        let view = rebalancer.consume_view();
-        let handle = rmq_rebalancer { inner: Mutex::new(rebalancer), view, ext: Mutex::new(None) };
+        let handle = rmq_rebalancer { session: Session::new(rebalancer), ext: Mutex::new(None) };
         // SAFETY: checked non-NULL.
         unsafe { write_out(out, Box::into_raw(Box::new(handle))) };
         Ok(())

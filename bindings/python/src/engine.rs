@@ -1,24 +1,27 @@
 //! The rebalance engine with a host written in Python.
 //!
-//! A host method that raises an `Exception` is that step's failure, exactly like a failing C
-//! callback. A `BaseException` that is not an `Exception` (KeyboardInterrupt, SystemExit) stops the
-//! round instead: every later callback of the round fails without calling Python, and the
-//! exception is raised when the engine returns, the table left in its defined state.
+//! The session (mutex, consume view, re-entry refusal) and the callback bookkeeping are the
+//! core's (`engine::Session`, `engine::CallbackLog`); this module only says what a Python
+//! failure is. A host method that raises an `Exception` is that step's failure, exactly like a
+//! failing C callback; one that returns nothing has its failure reported as `callback_failed` on
+//! the report of the round that called it. A `BaseException` that is not an `Exception`
+//! (KeyboardInterrupt, SystemExit) stops the call instead: every later callback of the call fails
+//! without calling Python, and the exception is raised when the engine returns, the table left in
+//! its defined state.
 //!
-//! Threads: rounds are serialised by a mutex, taken with the interpreter detached. The queries a
-//! consume thread makes (`is_consumable`, `record_pull`, `generation`) go through the engine's
-//! `ConsumeView` and never wait for a running round. A call of the same rebalancer from inside one
-//! of its own host callbacks, on the same thread, raises `ReentrantError` at once (it would wait
-//! for itself).
+//! Threads: rounds are serialised by the session's mutex, waited for with the interpreter
+//! detached. The queries a consume thread makes (`is_consumable`, `record_pull`, `generation`) go
+//! through the engine's `ConsumeView` and never wait for a running round. A call of the same
+//! rebalancer from inside one of its own host callbacks, on the same thread, raises
+//! `ReentrantError` at once (it would wait for itself).
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 
 use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::{PyDict, PyList};
-use rocketmq_rebalance::engine::{ConsumeView, Host, HostError, OffsetRead, ReadFrom, RebalanceConfig, Rebalancer, ReentryGuard, TopicView, Warning};
+use rocketmq_rebalance::engine::{CallbackFailure, CallbackLog, Host, HostError, OffsetRead, ReadFrom, RebalanceConfig, Rebalancer, Session, TopicView};
 use rocketmq_rebalance::{Error, MessageQueue};
 use serde::Serialize;
 
@@ -26,15 +29,20 @@ use crate::errors::IntoPy;
 use crate::queue::{extract_ids, extract_queues, to_py_queue, type_name, PyMessageQueue};
 use crate::strategy::PyStrategy;
 
+/// A Python host for one engine call. Failures are kept by the core's [`CallbackLog`]; the
+/// exception that stopped the call is kept here, to be raised once the engine returns.
 struct PyHost<'py> {
     host: Bound<'py, PyAny>,
-    /// A BaseException that must stop the round.
+    log: CallbackLog,
+    /// The `BaseException` that stopped the call.
     fatal: Option<PyErr>,
-    /// Failures of callbacks that cannot report them to the engine (they return nothing).
-    failures: Vec<String>,
 }
 
 impl<'py> PyHost<'py> {
+    fn new(host: Bound<'py, PyAny>) -> Self {
+        PyHost { host, log: CallbackLog::default(), fatal: None }
+    }
+
     fn py(&self) -> Python<'py> {
         self.host.py()
     }
@@ -43,31 +51,41 @@ impl<'py> PyHost<'py> {
         PyList::new(self.py(), queues.iter().map(|q| to_py_queue(self.py(), q)).collect::<PyResult<Vec<_>>>()?)
     }
 
-    /// Calls `host.<method>(*args)`, turning an exception into a step failure.
+    /// Calls `host.<method>(*args)`: an `Exception` is the step's failure, any other
+    /// `BaseException` stops the call.
     fn call(&mut self, method: &str, args: impl FnOnce(Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>>) -> Result<Bound<'py, PyAny>, HostError> {
-        if self.fatal.is_some() {
-            return Err(HostError::new("the round was interrupted"));
-        }
-        let py = self.py();
-        let result = args(py).and_then(|a| self.host.call_method1(method, a));
-        result.map_err(|err| {
-            let message = format!("{method}: {err}");
-            if !err.is_instance_of::<PyException>(py) {
-                self.fatal = Some(err);
-            }
-            HostError::new(message)
+        let (host, fatal) = (&self.host, &mut self.fatal);
+        self.log.call(method, || {
+            let py = host.py();
+            args(py).and_then(|a| host.call_method1(method, a)).map_err(|err| {
+                let failure = HostError::new(err.to_string());
+                if err.is_instance_of::<PyException>(py) {
+                    CallbackFailure::Step(failure)
+                } else {
+                    *fatal = Some(err);
+                    CallbackFailure::Stop(failure)
+                }
+            })
         })
     }
 
     fn call_void(&mut self, method: &str, args: impl FnOnce(Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>>) {
         if let Err(e) = self.call(method, args) {
-            self.failures.push(e.0);
+            self.log.record(e);
         }
     }
 
     /// Whether the host implements an optional method.
     fn has(&self, method: &str) -> bool {
         self.host.hasattr(method).unwrap_or(false)
+    }
+
+    /// The engine's answer, or the exception that stopped the call.
+    fn finish<T>(self, result: PyResult<T>) -> PyResult<T> {
+        match self.fatal {
+            Some(fatal) => Err(fatal),
+            None => result,
+        }
     }
 }
 
@@ -132,7 +150,7 @@ impl Host for PyHost<'_> {
         match self.call("try_consume_lock", |py| args!(py; PyMessageQueue(q), generation, wait_ms)) {
             Ok(v) => v.is_truthy().unwrap_or(false),
             Err(e) => {
-                self.failures.push(e.0);
+                self.log.record(e);
                 false
             }
         }
@@ -173,6 +191,10 @@ impl Host for PyHost<'_> {
         let q = queue.clone();
         Some(self.call("commit_offset", |py| args!(py; PyMessageQueue(q), offset)).map(drop))
     }
+
+    fn take_callback_failures(&mut self) -> Vec<HostError> {
+        self.log.take_failures()
+    }
 }
 
 /// The native rebalancer; `rocketmq_rebalance.Rebalancer` wraps it with typed reports.
@@ -181,41 +203,29 @@ impl Host for PyHost<'_> {
 /// the GIL (that would deadlock).
 #[pyclass(module = "rocketmq_rebalance._native", name = "Rebalancer", frozen)]
 pub struct PyRebalancer {
-    inner: Mutex<Rebalancer>,
-    view: ConsumeView,
+    session: Session,
 }
 
 impl PyRebalancer {
     /// The engine, for `f`; `ReentrantError` from inside one of its own callbacks.
     fn with<T>(&self, py: Python<'_>, f: impl FnOnce(&mut Rebalancer) -> Result<T, Error>) -> PyResult<T> {
-        let _entered = ReentryGuard::enter(self).py_err(py)?;
-        // A poisoned lock only means a previous round panicked; the table is still consistent.
-        let mut guard = self.inner.lock_py_attached(py).unwrap_or_else(|e| e.into_inner());
-        f(&mut guard).py_err(py)
+        let mut entered = self.session.enter_with(|m| m.lock_py_attached(py)).py_err(py)?;
+        f(&mut entered).py_err(py)
     }
 
-    /// Runs `f` with a host, then raises an interrupting exception, or returns the report as
-    /// plain Python data (dicts, lists, `MessageQueue`s as 3-tuples) with failed void callbacks
-    /// added as warnings.
+    /// Runs `f` with a host, then raises the exception that stopped the call, or returns the
+    /// report as plain Python data (dicts, lists, `MessageQueue`s as 3-tuples).
     fn with_host<'py, R: Serialize>(
         &self,
         host: Bound<'py, PyAny>,
         f: impl FnOnce(&mut Rebalancer, &mut PyHost<'py>) -> Result<R, Error>,
-        add_failures: impl FnOnce(&mut R, Vec<String>),
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = host.py();
-        let mut host = PyHost { host, fatal: None, failures: Vec::new() };
-        let mut report = self.with(py, |r| f(r, &mut host))?;
-        if let Some(fatal) = host.fatal {
-            return Err(fatal);
-        }
-        add_failures(&mut report, host.failures);
+        let mut host = PyHost::new(host);
+        let report = self.with(py, |r| f(r, &mut host));
+        let report = host.finish(report)?;
         pythonize::pythonize(py, &report).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
-}
-
-fn warn(failures: Vec<String>) -> impl Iterator<Item = Warning> {
-    failures.into_iter().map(Warning::CallbackFailed)
 }
 
 #[pymethods]
@@ -230,8 +240,7 @@ impl PyRebalancer {
             pythonize::depythonize(config.as_any()).map_err(|e| crate::errors::to_py(py, &Error::InvalidConfiguration(e.to_string())))?;
         let config = RebalanceConfig::from_json(&value.to_string()).py_err(py)?;
         let inner = Rebalancer::new(config, std::sync::Arc::clone(&strategy.inner)).py_err(py)?;
-        let view = inner.consume_view();
-        Ok(PyRebalancer { inner: Mutex::new(inner), view })
+        Ok(PyRebalancer { session: Session::new(inner) })
     }
 
     fn subscribe(&self, py: Python<'_>, topic: String) -> PyResult<()> {
@@ -261,7 +270,7 @@ impl PyRebalancer {
     ) -> PyResult<Bound<'py, PyAny>> {
         let queues = queues.map(|q| extract_queues(Some(&q), "queues").map(|q| q.values)).transpose()?;
         let ids = client_ids.map(|c| extract_ids(Some(&c), "client_ids")).transpose()?;
-        self.with_host(host, |r, h| r.rebalance_topic(topic, queues.as_deref(), ids.as_deref(), now_ms, h), |r, f| r.warnings.extend(warn(f)))
+        self.with_host(host, |r, h| r.rebalance_topic(topic, queues.as_deref(), ids.as_deref(), now_ms, h))
     }
 
     /// `views`: {topic: (queues or None, client ids or None)}.
@@ -275,74 +284,60 @@ impl PyRebalancer {
             let client_ids = ids.map(|c| extract_ids(Some(&c), "client_ids")).transpose()?;
             map.insert(topic, TopicView { queues, client_ids });
         }
-        self.with_host(
-            host,
-            |r, h| r.rebalance_all(&map, now_ms, h),
-            |reports: &mut Vec<_>, f| {
-                if let Some(last) = reports.last_mut() {
-                    last.warnings.extend(warn(f));
-                }
-            },
-        )
+        self.with_host(host, |r, h| r.rebalance_all(&map, now_ms, h))
     }
 
     fn lock_all<'py>(&self, now_ms: u64, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        self.with_host(host, |r, h| r.lock_all(now_ms, h), |r, f| r.warnings.extend(warn(f)))
+        self.with_host(host, |r, h| r.lock_all(now_ms, h))
     }
 
     fn lock_queue<'py>(&self, queue: PyRef<'py, PyMessageQueue>, now_ms: u64, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let q = queue.0.clone();
-        self.with_host(host, |r, h| r.lock_queue(&q, now_ms, h), |r, f| r.warnings.extend(warn(f)))
+        self.with_host(host, |r, h| r.lock_queue(&q, now_ms, h))
     }
 
     fn locks_lost<'py>(&self, broker: &str, now_ms: u64, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        self.with_host(host, |r, h| r.locks_lost(broker, now_ms, h), |r, f| r.warnings.extend(warn(f)))
+        self.with_host(host, |r, h| r.locks_lost(broker, now_ms, h))
     }
 
     /// (offset, from_consume_from); a failing callback raises `CallbackError`.
     fn start_offset<'py>(&self, queue: PyRef<'py, PyMessageQueue>, host: Bound<'py, PyAny>) -> PyResult<(i64, bool)> {
         let q = queue.0.clone();
         let py = host.py();
-        let mut host = PyHost { host, fatal: None, failures: Vec::new() };
-        let start = self.with(py, |r| r.start_offset(&q, &mut host))?;
-        if let Some(fatal) = host.fatal {
-            return Err(fatal);
-        }
+        let mut host = PyHost::new(host);
+        let start = self.with(py, |r| r.start_offset(&q, &mut host));
+        let start = host.finish(start)?;
         Ok((start.offset, start.from_consume_from))
     }
 
     fn drop_queue<'py>(&self, queue: PyRef<'py, PyMessageQueue>, now_ms: u64, host: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let q = queue.0.clone();
-        self.with_host(host, |r, h| r.drop_queue(&q, now_ms, h), |r, f| r.warnings.extend(warn(f)))
+        self.with_host(host, |r, h| r.drop_queue(&q, now_ms, h))
     }
 
     #[pyo3(signature = (host, now_ms=None))]
     fn shutdown<'py>(&self, host: Bound<'py, PyAny>, now_ms: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
-        self.with_host(
-            host,
-            |r, h| {
-                Ok(match now_ms {
-                    Some(now) => r.shutdown_at(now, h),
-                    None => r.shutdown(h),
-                })
-            },
-            |r, f| r.warnings.extend(warn(f)),
-        )
+        self.with_host(host, |r, h| {
+            Ok(match now_ms {
+                Some(now) => r.shutdown_at(now, h),
+                None => r.shutdown(h),
+            })
+        })
     }
 
     /// Never waits for a running round; callable from a host callback and any thread.
     fn is_consumable(&self, queue: PyRef<'_, PyMessageQueue>, generation: u64, now_ms: u64) -> bool {
-        self.view.is_consumable(&queue.0, generation, now_ms)
+        self.session.view().is_consumable(&queue.0, generation, now_ms)
     }
 
     /// Never waits for a running round; callable from a host callback and any thread.
     fn record_pull(&self, queue: PyRef<'_, PyMessageQueue>, generation: u64, now_ms: u64) -> bool {
-        self.view.record_pull(&queue.0, generation, now_ms)
+        self.session.view().record_pull(&queue.0, generation, now_ms)
     }
 
     /// Never waits for a running round.
     fn generation(&self, queue: PyRef<'_, PyMessageQueue>) -> Option<u64> {
-        self.view.generation(&queue.0)
+        self.session.view().generation(&queue.0)
     }
 
     /// [(queue, state dict)] of every held queue, in Java order.

@@ -97,6 +97,33 @@ def test_a_host_that_raises_fails_only_that_step() -> None:
     assert any(w.kind == "callback_failed" and "listener bug" in (w.detail or "") for w in report.warnings)
 
 
+class TopicFailingHost(RecordingHost):
+    """dispatch_pull raises for the queues of one topic only."""
+
+    def __init__(self, failing_topic: str) -> None:
+        super().__init__()
+        self.failing_topic = failing_topic
+
+    def dispatch_pull(self, queue: rr.MessageQueue, offset: int, delay_ms: int, generation: int) -> None:
+        self._hit("dispatch_pull")
+        if queue.topic == self.failing_topic:
+            raise RuntimeError(f"no pull thread for {queue.topic}:{queue.queue_id}")
+
+
+def test_a_failed_dispatch_pull_is_reported_on_its_own_topic_only() -> None:
+    r = rr.Rebalancer("g", "c1", rr.Averagely())
+    for topic in ("A", "M", "Z"):
+        r.subscribe(topic)
+    views = {t: ([rr.MessageQueue(t, "b", i) for i in range(2)], ["c1"]) for t in ("A", "M", "Z")}
+    reports = r.rebalance_all(views, 0, TopicFailingHost("A"))
+    failures = {rep.topic: [w.detail for w in rep.warnings if w.kind == "callback_failed"] for rep in reports}
+    assert failures == {
+        "A": ["dispatch_pull: RuntimeError: no pull thread for A:0", "dispatch_pull: RuntimeError: no pull thread for A:1"],
+        "M": [],
+        "Z": [],
+    }
+
+
 def test_orderly_lock_refusal_and_deferred_release() -> None:
     r = rr.Rebalancer("g", "c1", rr.Averagely(), orderly=True)
     host = RecordingHost()

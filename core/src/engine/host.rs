@@ -91,4 +91,21 @@ pub trait Host {
         let _ = (queue, offset);
         None
     }
+
+    /// Failures of the callbacks that cannot return one (`remove_offset`, `release_consume_lock`,
+    /// `dispatch_pull`, `queue_set_changed`, `schedule_rebalance`, `stop_pull`, and a
+    /// `try_consume_lock` that could not answer), kept since the engine last asked. The engine
+    /// asks at the end of every topic's round and of every other call, and reports each as a
+    /// `callback_failed` warning on the report of the round that made the call. A binding's host
+    /// keeps them in a [`CallbackLog`](super::CallbackLog). Default: none (such a callback
+    /// cannot fail).
+    fn take_callback_failures(&mut self) -> Vec<HostError> {
+        Vec::new()
+    }
+}
+
+/// Puts the host's pending callback failures on `warnings` (the report of the round or call that
+/// made those callbacks).
+pub(super) fn report_callback_failures(host: &mut dyn Host, warnings: &mut Vec<super::Warning>) {
+    warnings.extend(host.take_callback_failures().into_iter().map(|e| super::Warning::CallbackFailed(e.0)));
 }

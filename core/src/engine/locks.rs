@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::host::report_callback_failures;
 use super::report::{LockReport, ReleaseReason, Released, RoundReport, Warning};
 use super::{Host, Rebalancer};
 use crate::error::Result;
@@ -47,7 +48,7 @@ impl Rebalancer {
                 Err(e) => report.warnings.push(Warning::CallbackFailed(format!("lock on {broker}: {e}"))),
             }
         }
-        self.after_loss(&report, host);
+        self.finish_lock_call(&mut report, host);
         Ok(report)
     }
 
@@ -65,7 +66,7 @@ impl Rebalancer {
             Ok(locked) => self.apply_lock(queue, locked.contains(queue), now_ms, host, &mut report),
             Err(e) => report.warnings.push(Warning::CallbackFailed(format!("lock {queue}: {e}"))),
         }
-        self.after_loss(&report, host);
+        self.finish_lock_call(&mut report, host);
         Ok(report)
     }
 
@@ -84,7 +85,7 @@ impl Rebalancer {
         for queue in queues {
             self.apply_lock(&queue, false, now_ms, host, &mut report);
         }
-        self.after_loss(&report, host);
+        self.finish_lock_call(&mut report, host);
         Ok(report)
     }
 
@@ -113,11 +114,13 @@ impl Rebalancer {
         }
     }
 
-    /// Safe mode: a lost lock is repaired by the next round; ask for it early (fix 17).
-    fn after_loss(&self, report: &LockReport, host: &mut dyn Host) {
+    /// The end of a lock call. Safe mode: a lost lock is repaired by the next round; ask for it
+    /// early (fix 17). Then the call's callback failures go on its report.
+    fn finish_lock_call(&self, report: &mut LockReport, host: &mut dyn Host) {
         if self.safe() && !report.lost.is_empty() && self.config.timing.deferred_retry_ms > 0 {
             host.schedule_rebalance(self.config.timing.deferred_retry_ms);
         }
+        report_callback_failures(host, &mut report.warnings);
     }
 
     /// Gives up one queue at the host's request (the broker answered OFFSET_ILLEGAL, or an offset
@@ -134,6 +137,7 @@ impl Rebalancer {
             self.table.remove(queue);
         }
         report.changed = !self.table.contains(queue);
+        report_callback_failures(host, &mut report.warnings);
         Ok(report)
     }
 
@@ -173,6 +177,7 @@ impl Rebalancer {
         }
         report.changed = self.table.len() != before;
         report.balanced = self.table.is_empty();
+        report_callback_failures(host, &mut report.warnings);
         report
     }
 

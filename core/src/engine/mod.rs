@@ -87,6 +87,7 @@ mod reentry;
 mod release;
 mod report;
 mod round;
+mod session;
 mod state;
 mod view;
 
@@ -98,6 +99,7 @@ pub use config::{ConsumeFromWhere, ConsumeType, MessageModel, RebalanceConfig, S
 pub use host::{Host, HostError, OffsetRead, ReadFrom};
 pub use reentry::ReentryGuard;
 pub use report::{Acquired, DeferReason, Deferred, LockReport, ReleaseReason, Released, RoundReport, RoundSkipped, SkipReason, Skipped, Warning};
+pub use session::{CallbackFailure, CallbackLog, Entered, Session};
 pub use state::{ConsumeView, QueueState};
 pub use view::TopicView;
 

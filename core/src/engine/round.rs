@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::host::report_callback_failures;
 use super::joint::JointShare;
 use super::report::{ReleaseReason, RoundReport, RoundSkipped, Warning};
 use super::view::TopicView;
@@ -27,8 +28,24 @@ impl Rebalancer {
         Ok(self.round(topic, queues, client_ids, None, now_ms, host))
     }
 
-    /// The round, with this topic's share already computed by a joint call (`given`) or not.
+    /// The round, with this topic's share already computed by a joint call (`given`) or not. The
+    /// failures of callbacks that return nothing go on this topic's report, whatever round comes
+    /// next.
     fn round(
+        &mut self,
+        topic: &str,
+        queues: Option<&[MessageQueue]>,
+        client_ids: Option<&[String]>,
+        given: Option<JointShare>,
+        now_ms: u64,
+        host: &mut dyn Host,
+    ) -> RoundReport {
+        let mut report = self.round_steps(topic, queues, client_ids, given, now_ms, host);
+        report_callback_failures(host, &mut report.warnings);
+        report
+    }
+
+    fn round_steps(
         &mut self,
         topic: &str,
         queues: Option<&[MessageQueue]>,
@@ -159,6 +176,7 @@ impl Rebalancer {
                 report.released.push(super::Released::new(queue, entry.generation(), ReleaseReason::Unsubscribed));
             }
         }
+        report_callback_failures(host, &mut report.warnings);
         Some(report)
     }
 }

@@ -16,6 +16,9 @@ pub(crate) enum Failure {
     Jni(jni::errors::Error),
     /// A closed (or unknown) native object was used: IllegalStateException.
     Closed(String),
+    /// The Java classes do not match this native library (a method the engine calls is missing):
+    /// UnsatisfiedLinkError.
+    Link(String),
 }
 
 impl From<Error> for Failure {
@@ -50,6 +53,7 @@ fn throw(env: &mut JNIEnv, failure: Failure) {
         Failure::Argument(message) => env.throw_new("java/lang/IllegalArgumentException", message),
         Failure::Jni(e) => env.throw_new("java/lang/IllegalStateException", format!("JNI call failed: {e}")),
         Failure::Closed(message) => env.throw_new("java/lang/IllegalStateException", message),
+        Failure::Link(message) => env.throw_new("java/lang/UnsatisfiedLinkError", message),
     };
 }
 

@@ -593,4 +593,5 @@ fn rebalance_all_balances_across_topics_with_a_cross_topic_strategy() {
     assert!(held["c3"].iter().all(|q| &*q.topic != "X"));
 }
 
+mod callback_failures;
 mod safety;

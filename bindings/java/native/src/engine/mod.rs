@@ -3,15 +3,16 @@
 //! A rebalancer lives in a registry here and Java holds its id (a `long`), never a pointer: a
 //! call with an id that was closed, or never existed, is an `IllegalStateException`, not a use
 //! after free, and `close` while another thread's round runs frees the engine when that round
-//! returns. Rounds of one rebalancer are serialised by its mutex; the consume-thread queries go
-//! through the engine's `ConsumeView` and never wait for a round. A call of the same rebalancer
-//! from inside one of its own callbacks (same thread) is refused with `IllegalStateException`
-//! (`Error::Reentrant`) instead of waiting for itself.
+//! returns. Each rebalancer is the core's `engine::Session`: rounds serialised by its mutex, the
+//! consume-thread queries through the engine's `ConsumeView` (never waiting for a round), and a
+//! call of the same rebalancer from inside one of its own callbacks (same thread) refused with
+//! `IllegalStateException` (`Error::Reentrant`) instead of waiting for itself.
 //!
 //! Reports return as the JSON of `docs/engine-json.md`; the Java side reads them into typed
 //! classes. Every entry point runs behind the panic boundary of [`crate::errors`].
 
 mod args;
+mod bridge;
 mod host;
 mod registry;
 
@@ -20,43 +21,40 @@ use std::collections::BTreeMap;
 use jni::objects::{JClass, JIntArray, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong, jobjectArray, jstring};
 use jni::JNIEnv;
-use rocketmq_rebalance::engine::{RebalanceConfig, Rebalancer, ReentryGuard, TopicView, Warning};
+use rocketmq_rebalance::engine::{RebalanceConfig, Rebalancer, TopicView, Warning};
 use rocketmq_rebalance::Error;
 use serde::Serialize;
 
 use self::args::{queue_in, queues_in, strings_in};
+use self::bridge::BridgeMethods;
 use self::host::JavaHost;
 use self::registry::Engine;
 use crate::errors::{boundary, Failure};
 use crate::marshal::string;
 
-/// The engine `id` names, with the re-entry guard held and its mutex locked, for `f`.
+/// The engine `id` names, entered (re-entry refused, its mutex locked), for `f`.
 fn with_engine<T>(id: jlong, f: impl FnOnce(&mut Rebalancer) -> Result<T, Failure>) -> Result<T, Failure> {
     let engine = registry::get(id)?;
-    let _entered = ReentryGuard::enter(&*engine)?;
-    // A poisoned lock only means an earlier call panicked; the table is still consistent.
-    let mut guard = engine.inner.lock().unwrap_or_else(|p| p.into_inner());
-    f(&mut guard)
+    let mut entered = engine.session.enter()?;
+    f(&mut entered)
 }
 
-/// Runs `f` with the Java host over `bridge`, adds the failures of void callbacks to the report
-/// as warnings (`add`), and returns the report as JSON.
+/// Runs `f` with the Java host over `bridge` and returns the report as JSON (a callback's
+/// failures are already on it; a stopped call's `Error` is rethrown by the bridge).
 fn with_host<'l, R: Serialize>(
     env: &mut JNIEnv<'l>,
     id: jlong,
     bridge: &JObject<'l>,
     f: impl FnOnce(&mut Rebalancer, &mut JavaHost<'_, 'l>) -> Result<R, Error>,
-    add: impl FnOnce(&mut R, Vec<Warning>),
 ) -> Result<jstring, Failure> {
     if bridge.is_null() {
         return Err(Failure::Argument("null host".into()));
     }
+    let engine = registry::get(id)?;
     let mut report = {
-        let mut host = JavaHost { env: &mut *env, bridge, failures: Vec::new() };
-        let mut report = with_engine(id, |r| Ok(f(r, &mut host)?))?;
-        let failures = std::mem::take(&mut host.failures);
-        add(&mut report, failures.into_iter().map(Warning::CallbackFailed).collect());
-        report
+        let mut host = JavaHost::new(&mut *env, bridge, &engine.bridge);
+        let mut entered = engine.session.enter()?;
+        f(&mut entered, &mut host)?
     };
     json(env, &mut report)
 }
@@ -66,18 +64,21 @@ fn json<R: Serialize>(env: &mut JNIEnv, report: &mut R) -> Result<jstring, Failu
     Ok(env.new_string(text)?.into_raw())
 }
 
-/// `long create(String configJson, int strategy)`: a new rebalancer for a registered strategy.
+/// `long create(String configJson, int strategy, Class<?> bridge)`: a new rebalancer for a
+/// registered strategy, whose host calls go to `bridge`'s methods (resolved here, once).
 #[no_mangle]
 pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_create<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     config: JString<'l>,
     strategy: jint,
+    bridge: JClass<'l>,
 ) -> jlong {
     boundary(&mut env, 0, |env| {
         let config = RebalanceConfig::from_json(&string(env, &config)?)?;
         let rebalancer = Rebalancer::new(config, crate::cache::strategy(strategy)?)?;
-        Ok(registry::insert(Engine::new(rebalancer)))
+        let methods = BridgeMethods::resolve(env, &bridge)?;
+        Ok(registry::insert(Engine::new(rebalancer, methods)))
     })
 }
 
@@ -148,7 +149,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_reba
         let queues = queues_in(env, &topics, &brokers, &queue_ids)?;
         let ids = strings_in(env, &client_ids)?;
         let now = clock(now_ms)?;
-        with_host(env, id, &bridge, |r, h| r.rebalance_topic(&topic, queues.as_deref(), ids.as_deref(), now, h), |r, w| r.warnings.extend(w))
+        with_host(env, id, &bridge, |r, h| r.rebalance_topic(&topic, queues.as_deref(), ids.as_deref(), now, h))
     })
 }
 
@@ -189,17 +190,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_reba
             views.insert(topic, TopicView { queues, client_ids });
         }
         let now = clock(now_ms)?;
-        with_host(
-            env,
-            id,
-            &bridge,
-            |r, h| r.rebalance_all(&views, now, h),
-            |reports: &mut Vec<_>, w| {
-                if let Some(last) = reports.last_mut() {
-                    last.warnings.extend(w);
-                }
-            },
-        )
+        with_host(env, id, &bridge, |r, h| r.rebalance_all(&views, now, h))
     })
 }
 
@@ -229,7 +220,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_lock
 ) -> jstring {
     boundary(&mut env, std::ptr::null_mut(), |env| {
         let now = clock(now_ms)?;
-        with_host(env, id, &bridge, |r, h| r.lock_all(now, h), |r, w| r.warnings.extend(w))
+        with_host(env, id, &bridge, |r, h| r.lock_all(now, h))
     })
 }
 
@@ -249,7 +240,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_lock
     boundary(&mut env, std::ptr::null_mut(), |env| {
         let q = queue_in(env, &topic, &broker, queue_id)?;
         let now = clock(now_ms)?;
-        with_host(env, id, &bridge, |r, h| r.lock_queue(&q, now, h), |r, w| r.warnings.extend(w))
+        with_host(env, id, &bridge, |r, h| r.lock_queue(&q, now, h))
     })
 }
 
@@ -266,7 +257,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_lock
     boundary(&mut env, std::ptr::null_mut(), |env| {
         let broker = string(env, &broker)?;
         let now = clock(now_ms)?;
-        with_host(env, id, &bridge, |r, h| r.locks_lost(&broker, now, h), |r, w| r.warnings.extend(w))
+        with_host(env, id, &bridge, |r, h| r.locks_lost(&broker, now, h))
     })
 }
 
@@ -286,7 +277,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_drop
     boundary(&mut env, std::ptr::null_mut(), |env| {
         let q = queue_in(env, &topic, &broker, queue_id)?;
         let now = clock(now_ms)?;
-        with_host(env, id, &bridge, |r, h| r.drop_queue(&q, now, h), |r, w| r.warnings.extend(w))
+        with_host(env, id, &bridge, |r, h| r.drop_queue(&q, now, h))
     })
 }
 
@@ -302,18 +293,12 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_shut
 ) -> jstring {
     boundary(&mut env, std::ptr::null_mut(), |env| {
         let now = u64::try_from(now_ms).ok();
-        with_host(
-            env,
-            id,
-            &bridge,
-            |r, h| {
-                Ok(match now {
-                    Some(now) => r.shutdown_at(now, h),
-                    None => r.shutdown(h),
-                })
-            },
-            |r, w| r.warnings.extend(w),
-        )
+        with_host(env, id, &bridge, |r, h| {
+            Ok(match now {
+                Some(now) => r.shutdown_at(now, h),
+                None => r.shutdown(h),
+            })
+        })
     })
 }
 
@@ -331,9 +316,10 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_star
 ) -> jni::sys::jlongArray {
     boundary(&mut env, std::ptr::null_mut(), |env| {
         let q = queue_in(env, &topic, &broker, queue_id)?;
+        let engine = registry::get(id)?;
         let start = {
-            let mut host = JavaHost { env: &mut *env, bridge: &bridge, failures: Vec::new() };
-            with_engine(id, |r| Ok(r.start_offset(&q, &mut host)?))?
+            let mut host = JavaHost::new(&mut *env, &bridge, &engine.bridge);
+            engine.session.enter()?.start_offset(&q, &mut host)?
         };
         let out = env.new_long_array(2)?;
         env.set_long_array_region(&out, 0, &[start.offset, start.from_consume_from as i64])?;
@@ -357,7 +343,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_isCo
 ) -> jboolean {
     boundary(&mut env, 0, |env| {
         let q = queue_in(env, &topic, &broker, queue_id)?;
-        Ok(registry::get(id)?.view.is_consumable(&q, generation as u64, clock(now_ms)?).into())
+        Ok(registry::get(id)?.session.view().is_consumable(&q, generation as u64, clock(now_ms)?).into())
     })
 }
 
@@ -377,7 +363,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_reco
 ) -> jboolean {
     boundary(&mut env, 0, |env| {
         let q = queue_in(env, &topic, &broker, queue_id)?;
-        Ok(registry::get(id)?.view.record_pull(&q, generation as u64, clock(now_ms)?).into())
+        Ok(registry::get(id)?.session.view().record_pull(&q, generation as u64, clock(now_ms)?).into())
     })
 }
 
@@ -394,7 +380,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_gene
 ) -> jlong {
     boundary(&mut env, -1, |env| {
         let q = queue_in(env, &topic, &broker, queue_id)?;
-        Ok(registry::get(id)?.view.generation(&q).map_or(-1, |g| g as i64))
+        Ok(registry::get(id)?.session.view().generation(&q).map_or(-1, |g| g as i64))
     })
 }
 

@@ -5,19 +5,20 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rocketmq_rebalance::engine::{ConsumeView, Rebalancer};
+use rocketmq_rebalance::engine::{Rebalancer, Session};
 
+use super::bridge::BridgeMethods;
 use crate::errors::Failure;
 
+/// One rebalancer: the core's session, and the host bridge's methods resolved at creation.
 pub(crate) struct Engine {
-    pub(crate) inner: Mutex<Rebalancer>,
-    pub(crate) view: ConsumeView,
+    pub(crate) session: Session,
+    pub(crate) bridge: BridgeMethods,
 }
 
 impl Engine {
-    pub(crate) fn new(rebalancer: Rebalancer) -> Self {
-        let view = rebalancer.consume_view();
-        Engine { inner: Mutex::new(rebalancer), view }
+    pub(crate) fn new(rebalancer: Rebalancer, bridge: BridgeMethods) -> Self {
+        Engine { session: Session::new(rebalancer), bridge }
     }
 }
 

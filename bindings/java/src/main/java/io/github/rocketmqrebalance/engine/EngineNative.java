@@ -9,7 +9,8 @@ final class EngineNative {
     private EngineNative() {
     }
 
-    static native long create(String configJson, int strategy);
+    /** {@code bridge}: the class whose methods the engine calls back ({@link HostBridge}), resolved here once. */
+    static native long create(String configJson, int strategy, Class<?> bridge);
 
     static native void close(long id);
 

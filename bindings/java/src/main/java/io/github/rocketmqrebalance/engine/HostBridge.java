@@ -14,7 +14,9 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * What the native engine calls during one call of {@link Rebalancer}: primitive-typed methods
  * (queues as their fields, lists as parallel arrays) over a {@link RebalanceHost}. A host
  * exception becomes a {@link HostCallbackFailure} whose message the engine records as the step's
- * failure; a {@link java.lang.Error} also stops the round and is rethrown afterwards.
+ * failure (the engine names the method); a {@link java.lang.Error} becomes a {@link RoundStopped},
+ * on which the engine stops the call (no later callback reaches the host), and is rethrown
+ * afterwards. The native library resolves these methods once, when a rebalancer is created.
  */
 final class HostBridge {
     /** {@link #readOffset}'s answer for "no committed offset". */
@@ -47,25 +49,23 @@ final class HostBridge {
         void run() throws Exception;
     }
 
-    /** Runs one host method: refused once an Error stopped the round; a throw becomes the step's failure. */
-    private <T> T call(String method, Call<T> call) {
-        if (fatal != null) {
-            throw new HostCallbackFailure(method + ": not called, the round was stopped by " + fatal);
-        }
+    /** Runs one host method; a throw becomes the step's failure, an Error stops the call. */
+    private <T> T call(Call<T> call) {
         try {
             return call.run();
+        } catch (Error e) {
+            fatal = e;
+            throw new RoundStopped(e.toString());
         } catch (Throwable e) {
-            if (e instanceof Error) {
-                fatal = (Error) e;
-            } else if (e instanceof InterruptedException) {
+            if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            throw new HostCallbackFailure(method + ": " + e);
+            throw new HostCallbackFailure(e.toString());
         }
     }
 
-    private void step(String method, Step step) {
-        call(method, () -> {
+    private void step(Step step) {
+        call(() -> {
             step.run();
             return null;
         });
@@ -85,9 +85,9 @@ final class HostBridge {
 
     int[] lock(String broker, String[] topics, String[] brokers, int[] ids) {
         List<MessageQueue> asked = queues(topics, brokers, ids);
-        Collection<MessageQueue> locked = call("lock", () -> host.lock(broker, asked));
+        Collection<MessageQueue> locked = call(() -> host.lock(broker, asked));
         if (locked == null) {
-            throw new HostCallbackFailure("lock: returned null");
+            throw new HostCallbackFailure("returned null");
         }
         Set<MessageQueue> set = new HashSet<>(locked);
         int[] positions = new int[asked.size()];
@@ -101,70 +101,79 @@ final class HostBridge {
     }
 
     void unlock(String broker, String[] topics, String[] brokers, int[] ids) {
-        step("unlock", () -> host.unlock(broker, queues(topics, brokers, ids)));
+        step(() -> host.unlock(broker, queues(topics, brokers, ids)));
     }
 
     long readOffset(String topic, String broker, int id, boolean memoryFirst) {
-        OptionalLong offset = call("readOffset", () -> host.readOffset(mq(topic, broker, id), memoryFirst));
+        OptionalLong offset = call(() -> host.readOffset(mq(topic, broker, id), memoryFirst));
         if (offset == null) {
-            throw new HostCallbackFailure("readOffset: returned null (OptionalLong.empty() is \"no committed offset\")");
+            throw new HostCallbackFailure("returned null (OptionalLong.empty() is \"no committed offset\")");
         }
         if (offset.isPresent() && offset.getAsLong() == NOT_FOUND) {
-            throw new HostCallbackFailure("readOffset: offset out of range: " + NOT_FOUND);
+            throw new HostCallbackFailure("offset out of range: " + NOT_FOUND);
         }
         return offset.isPresent() ? offset.getAsLong() : NOT_FOUND;
     }
 
     void persistOffset(String topic, String broker, int id) {
-        step("persistOffset", () -> host.persistOffset(mq(topic, broker, id)));
+        step(() -> host.persistOffset(mq(topic, broker, id)));
     }
 
     void removeOffset(String topic, String broker, int id) {
-        step("removeOffset", () -> host.removeOffset(mq(topic, broker, id)));
+        step(() -> host.removeOffset(mq(topic, broker, id)));
     }
 
     long maxOffset(String topic, String broker, int id) {
-        return call("maxOffset", () -> host.maxOffset(mq(topic, broker, id)));
+        return call(() -> host.maxOffset(mq(topic, broker, id)));
     }
 
     long searchOffset(String topic, String broker, int id, long timestampMs) {
-        return call("searchOffset", () -> host.searchOffset(mq(topic, broker, id), timestampMs));
+        return call(() -> host.searchOffset(mq(topic, broker, id), timestampMs));
     }
 
     boolean tryConsumeLock(String topic, String broker, int id, long generation, long waitMs) {
-        return call("tryConsumeLock", () -> host.tryConsumeLock(mq(topic, broker, id), generation, waitMs));
+        return call(() -> host.tryConsumeLock(mq(topic, broker, id), generation, waitMs));
     }
 
     void releaseConsumeLock(String topic, String broker, int id, long generation) {
-        step("releaseConsumeLock", () -> host.releaseConsumeLock(mq(topic, broker, id), generation));
+        step(() -> host.releaseConsumeLock(mq(topic, broker, id), generation));
     }
 
     void dispatchPull(String topic, String broker, int id, long offset, long delayMs, long generation) {
-        step("dispatchPull", () -> host.dispatchPull(mq(topic, broker, id), offset, delayMs, generation));
+        step(() -> host.dispatchPull(mq(topic, broker, id), offset, delayMs, generation));
     }
 
     void queueSetChanged(String topic, String[] allTopics, String[] allBrokers, int[] allIds, String[] topics, String[] brokers, int[] ids) {
-        step("queueSetChanged", () -> host.queueSetChanged(topic, queues(allTopics, allBrokers, allIds), queues(topics, brokers, ids)));
+        step(() -> host.queueSetChanged(topic, queues(allTopics, allBrokers, allIds), queues(topics, brokers, ids)));
     }
 
     void scheduleRebalance(long delayMs) {
-        step("scheduleRebalance", () -> host.scheduleRebalance(delayMs));
+        step(() -> host.scheduleRebalance(delayMs));
     }
 
     void stopPull(String topic, String broker, int id, long generation) {
-        step("stopPull", () -> host.stopPull(mq(topic, broker, id), generation));
+        step(() -> host.stopPull(mq(topic, broker, id), generation));
     }
 
     boolean commitOffset(String topic, String broker, int id, long offset) {
-        return call("commitOffset", () -> host.commitOffset(mq(topic, broker, id), offset));
+        return call(() -> host.commitOffset(mq(topic, broker, id), offset));
     }
 
     /** A callback's failure on its way to the engine; no stack trace (only the message is kept). */
-    static final class HostCallbackFailure extends RuntimeException {
+    static class HostCallbackFailure extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         HostCallbackFailure(String message) {
             super(message, null, false, false);
+        }
+    }
+
+    /** A callback threw an {@link Error}: the engine stops the call (the native side knows this class by name). */
+    static final class RoundStopped extends HostCallbackFailure {
+        private static final long serialVersionUID = 1L;
+
+        RoundStopped(String message) {
+            super(message);
         }
     }
 }

@@ -40,7 +40,7 @@ public final class Rebalancer implements AutoCloseable {
         }
         this.config = config;
         this.strategy = strategy;
-        this.id = EngineNative.create(config.toJson(), strategy.strategyId());
+        this.id = EngineNative.create(config.toJson(), strategy.strategyId(), HostBridge.class);
     }
 
     public RebalanceConfig config() {
