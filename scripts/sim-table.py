@@ -1,4 +1,4 @@
-"""Prints the simulator table of docs/engine.md from the JSON summaries of scripts/simulate-all.sh.
+"""Prints the table of docs/simulator.md from the JSON summaries of scripts/simulate-all.sh.
 
 usage: python3 scripts/sim-table.py DIR SCENARIO...
 """

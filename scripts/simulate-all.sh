@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every shipped simulator scenario over SEEDS seeds (default 10000) in safe and java
-# semantics, keeps the JSON summaries in target/sim-results/, and prints the table of docs/engine.md.
+# semantics, keeps the JSON summaries in target/sim-results/, and prints the table of docs/simulator.md.
 #   scripts/simulate-all.sh [SEEDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."

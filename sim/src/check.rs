@@ -63,7 +63,7 @@ pub struct Observed {
     /// Orderly clashes and offset regressions on a queue whose lock a restarting broker forgot
     /// (within 120 s, involving the forgotten holder): RocketMQ's lock table lives in broker
     /// memory, so after a restart nothing fences the old holder's running listener call or its
-    /// last commits from a new owner. No client-side rule closes this; see docs/engine.md.
+    /// last commits from a new owner. No client-side rule closes this; see docs/simulator.md.
     /// Offsets moved back by a consumer whose ownership overlapped, or directly followed, the
     /// previous writer's: two writers, which a concurrent handoff (the new owner reads the offset
     /// before the old one's last commit), stale views and duplicate ids cause in any client.

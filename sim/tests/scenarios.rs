@@ -72,7 +72,7 @@ fn a_crash_without_commit_duplicates_but_loses_nothing() {
 fn the_seeds_that_caught_reverted_fixes_stay_clean() {
     // host-faults seeds on which the simulator failed with one safe-mode fix reverted: 3 (shutdown
     // ignoring the consume lock), 6 (committing after a lost lock), 8 (resuming a regained lock),
-    // 1 (a start offset from consume_from not committed). See the simulator section of docs/engine.md.
+    // 1 (a start offset from consume_from not committed). See docs/simulator.md.
     let scenario = Scenario::built_in("host-faults").unwrap();
     for seed in [3, 6, 8, 1] {
         let s = run(&scenario, seed, Semantics::Safe, None);
