@@ -8,6 +8,7 @@ import "C"
 import (
 	"math"
 	"runtime"
+	"strings"
 	"unsafe"
 
 	"github.com/apache/rocketmq-client-go/v2/primitive"
@@ -27,11 +28,16 @@ type packed struct {
 	group    uint32
 	current  uint32
 	withRoom bool
+	// nul is the first string seen with a NUL byte (none: "").
+	nul string
 }
 
 func (p *packed) str(s string) uint32 {
 	if off, ok := p.offsets[s]; ok {
 		return off
+	}
+	if p.nul == "" && strings.IndexByte(s, 0) >= 0 {
+		p.nul = s // a NUL would end the string early in the table: refused once packing is done
 	}
 	off := uint32(len(p.table))
 	p.table = append(p.table, s...)
@@ -70,6 +76,9 @@ func pack(group, currentCID string, mqAll []*primitive.MessageQueue, cidAll []st
 		for i, c := range cidAll {
 			p.cRooms[i] = p.room(r.ConsumerRoom(c))
 		}
+	}
+	if p.nul != "" {
+		return nil, noNUL("the string", p.nul)
 	}
 	return p, nil
 }

@@ -141,6 +141,52 @@ func TestBadInputIsATypedError(t *testing.T) {
 	}
 }
 
+// A string with a NUL byte would reach C cut short at the NUL (another string, a wrong answer):
+// every path that hands strings to the library refuses it with an *Error instead.
+func TestANULByteIsRefusedNotCut(t *testing.T) {
+	refused := func(name string, err error) {
+		t.Helper()
+		var e *Error
+		if !errors.As(err, &e) || e.JavaException != "IllegalArgumentException" || !contains(err, "NUL byte") || e.Code != int(codeGoSide) {
+			t.Errorf("%s: want an IllegalArgumentException naming the NUL byte, got %v", name, err)
+		}
+	}
+	nul := "10.0.0.1@1\x00tail"
+	mq := queues("T", 1, 4)
+	cut := []*primitive.MessageQueue{{Topic: "T\x00x", BrokerName: "b", QueueId: 0}}
+	ch, _ := ConsistentHash(10)
+	_, err := ch.Allocate("g", nul, mq, []string{nul})
+	refused("packed: current id", err)
+	_, err = ch.Allocate("g", "a", cut, []string{"a"})
+	refused("packed: topic", err)
+	_, err = ch.AllocateGroup("g", mq, []string{"a", nul})
+	refused("group view: client id", err)
+	_, err = ch.AllocateGroup("g", cut, []string{"a"})
+	refused("group view: topic", err)
+	_, err = FromConfig("averagely\x00", "")
+	refused("strategy name", err)
+	_, err = FromConfig("consistent_hash", "{}\x00")
+	refused("parameters", err)
+	_, err = BalancedSticky(ByPartBefore, "#\x00", nil)
+	refused("separator", err)
+	_, err = BalancedSticky(ByHost, "", map[string]uint32{"h\x00": 2})
+	refused("weight key", err)
+	nearbyConfig, err := FromConfig("machine_room_nearby", `{"inner": "by_config", "inner_params": {"config": [["T", "b", 0]]}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = nearbyConfig.Allocate("g", "a", mq, []string{"a", nul})
+	refused("list form: client id", err)
+	// An idc that holds a NUL matches no broker name the library accepts: ignoring it changes no answer.
+	with, without := ByMachineRoom([]string{"hz", "x\x00y"}), ByMachineRoom([]string{"hz"})
+	rooms := []*primitive.MessageQueue{{Topic: "T", BrokerName: "hz@b", QueueId: 0}, {Topic: "T", BrokerName: "sh@b", QueueId: 1}}
+	a, errA := with.Allocate("g", "a", rooms, []string{"a"})
+	b, errB := without.Allocate("g", "a", rooms, []string{"a"})
+	if errA != nil || errB != nil || fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("idc with a NUL: %v %v / %v %v", a, errA, b, errB)
+	}
+}
+
 func contains(err error, s string) bool {
 	return err != nil && len(err.Error()) >= len(s) && (func() bool {
 		for i := 0; i+len(s) <= len(err.Error()); i++ {

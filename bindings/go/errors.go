@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 )
 
@@ -26,10 +27,14 @@ func (e *Error) Error() string {
 	return e.JavaException + ": " + e.Message
 }
 
-// Result codes the Go side acts on (the header's RMQ_RESULT_*; never renumbered).
+// Result codes the Go side acts on or gives, by their names in the C header.
 const (
-	codeNotPositional      = 7
-	codeNoConfiguredQueues = 108
+	codeNotPositional      = C.RMQ_RESULT_NOT_POSITIONAL
+	codeNoConfiguredQueues = C.RMQ_RESULT_NO_CONFIGURED_QUEUES
+	// codeGoSide is the Code of an error the Go side finds before calling the library: an
+	// argument outside what the library can take (a nil queue, a queue id beyond Java's int, a
+	// string with a NUL byte).
+	codeGoSide = C.RMQ_RESULT_OUT_OF_RANGE
 )
 
 // takeError turns a failed call's code and detail into an *Error and frees the detail.
@@ -53,5 +58,32 @@ func takeError(rc C.rmq_result, detail *C.go_rmq_error) error {
 
 // goError is an error the Go side finds before calling the library (Java's exception name too).
 func goError(java, format string, args ...any) *Error {
-	return &Error{Code: 4, JavaException: java, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: int(codeGoSide), JavaException: java, Message: fmt.Sprintf(format, args...)}
+}
+
+// noNUL refuses a string that C cannot carry: cut at its NUL byte it would be another string, and
+// the answer would be wrong without a word (the C API refuses what it cannot represent too).
+func noNUL(what, s string) error {
+	if strings.IndexByte(s, 0) >= 0 {
+		return goError("IllegalArgumentException", "%s %q contains a NUL byte, which the library cannot take", what, s)
+	}
+	return nil
+}
+
+// firstError is the first non-nil of errs.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cString is C.CString for a string checked by noNUL; the caller frees it.
+func cString(what, s string) (*C.char, error) {
+	if err := noNUL(what, s); err != nil {
+		return nil, err
+	}
+	return C.CString(s), nil
 }

@@ -40,23 +40,24 @@ func (s *Strategy) AllocateGroup(group string, mqAll []*primitive.MessageQueue, 
 	if s.native == nil || s.resolver != nil {
 		return nil, goError("UnsupportedOperationException", "%s has no group view in the Go binding: allocate member by member", s.name)
 	}
-	var list *C.rmq_queue_list
-	C.rmq_queue_list_new(&list)
+	if err := noNUL("group", group); err != nil {
+		return nil, err
+	}
+	list, err := queueList(mqAll)
+	if err != nil {
+		return nil, err
+	}
 	defer C.rmq_queue_list_free(list)
 	index := make(map[primitive.MessageQueue]*primitive.MessageQueue, len(mqAll))
-	for i, q := range mqAll {
-		if q == nil {
-			return nil, goError("NullPointerException", "mqAll[%d] is nil", i)
-		}
-		topic, broker := C.CString(q.Topic), C.CString(q.BrokerName)
-		C.rmq_queue_list_push(list, topic, broker, C.int32_t(q.QueueId))
-		C.free(unsafe.Pointer(topic))
-		C.free(unsafe.Pointer(broker))
+	for _, q := range mqAll {
 		if _, seen := index[*q]; !seen {
 			index[*q] = q
 		}
 	}
-	ids, free := cStrings(cidAll)
+	ids, free, err := cStrings("client id", cidAll)
+	if err != nil {
+		return nil, err
+	}
 	defer free()
 	cGroup := C.CString(group)
 	defer C.free(unsafe.Pointer(cGroup))

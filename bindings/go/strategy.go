@@ -70,11 +70,16 @@ func wrap(handle *C.rmq_strategy) *Strategy {
 }
 
 func fromConfig(name, params string) (*Strategy, error) {
-	cName := C.CString(name)
+	cName, err := cString("strategy name", name)
+	if err != nil {
+		return nil, err
+	}
 	defer C.free(unsafe.Pointer(cName))
 	var cParams *C.char
 	if params != "" {
-		cParams = C.CString(params)
+		if cParams, err = cString("parameters", params); err != nil {
+			return nil, err
+		}
 		defer C.free(unsafe.Pointer(cParams))
 	}
 	var out *C.rmq_strategy
@@ -129,13 +134,21 @@ func ByMachineRoom(idcs []string) *Strategy {
 	if idcs == nil {
 		rc = C.go_rmq_by_machine_room(nil, 0, &out, &detail)
 	} else {
-		strs, free := cStrings(idcs)
+		// An idc with a NUL byte can match no broker name (the library refuses such names), so
+		// leaving it out gives the same answer for every input.
+		kept := make([]string, 0, len(idcs))
+		for _, idc := range idcs {
+			if noNUL("idc", idc) == nil {
+				kept = append(kept, idc)
+			}
+		}
+		strs, free, _ := cStrings("idc", kept)
 		defer free()
 		if strs == nil { // an empty set, not Java's null: any non-NULL pointer with length 0
 			var none *C.char
 			strs = &none
 		}
-		rc = C.go_rmq_by_machine_room(strs, C.size_t(len(idcs)), &out, &detail)
+		rc = C.go_rmq_by_machine_room(strs, C.size_t(len(kept)), &out, &detail)
 	}
 	if err := takeError(rc, &detail); err != nil {
 		panic("rmqrebalance: building MACHINE_ROOM: " + err.Error())
@@ -168,7 +181,10 @@ func MachineRoomNearby(inner *Strategy, r MachineRoomResolver) (*Strategy, error
 func BalancedSticky(key StableKey, separator string, weights map[string]uint32) (*Strategy, error) {
 	var cSep *C.char
 	if key == ByPartBefore {
-		cSep = C.CString(separator)
+		var err error
+		if cSep, err = cString("separator", separator); err != nil {
+			return nil, err
+		}
 		defer C.free(unsafe.Pointer(cSep))
 	}
 	keys := make([]string, 0, len(weights))
@@ -180,7 +196,10 @@ func BalancedSticky(key StableKey, separator string, weights map[string]uint32) 
 	for i, k := range keys {
 		values[i] = C.uint32_t(weights[k])
 	}
-	strs, free := cStrings(keys)
+	strs, free, err := cStrings("weight key", keys)
+	if err != nil {
+		return nil, err
+	}
 	defer free()
 	var valuesPtr *C.uint32_t
 	if len(values) > 0 {
@@ -198,10 +217,15 @@ func BalancedSticky(key StableKey, separator string, weights map[string]uint32) 
 // Name is Java's getName(): "AVG", "CONSISTENT_HASH", "MACHINE_ROOM_NEARBY-AVG", ...
 func (s *Strategy) Name() string { return s.name }
 
-// cStrings copies strings into C memory for a constructor call (not the allocation path).
-func cStrings(strs []string) (**C.char, func()) {
+// cStrings copies strings into C memory (refusing one with a NUL byte, named by what).
+func cStrings(what string, strs []string) (**C.char, func(), error) {
+	for _, s := range strs {
+		if err := noNUL(what, s); err != nil {
+			return nil, func() {}, err
+		}
+	}
 	if len(strs) == 0 {
-		return nil, func() {}
+		return nil, func() {}, nil
 	}
 	arr := (*[1 << 28]*C.char)(C.malloc(C.size_t(len(strs)) * C.size_t(unsafe.Sizeof(uintptr(0)))))[:len(strs):len(strs)]
 	for i, s := range strs {
@@ -212,24 +236,50 @@ func cStrings(strs []string) (**C.char, func()) {
 			C.free(unsafe.Pointer(p))
 		}
 		C.free(unsafe.Pointer(&arr[0]))
+	}, nil
+}
+
+// queueList copies mqAll into a new library list; the caller frees it with rmq_queue_list_free.
+func queueList(mqAll []*primitive.MessageQueue) (*C.rmq_queue_list, error) {
+	var list *C.rmq_queue_list
+	C.rmq_queue_list_new(&list)
+	for i, q := range mqAll {
+		err := error(nil)
+		if q == nil {
+			err = goError("NullPointerException", "mqAll[%d] is nil", i)
+		} else if err = noNUL("topic", q.Topic); err == nil {
+			err = noNUL("broker name", q.BrokerName)
+		}
+		if err != nil {
+			C.rmq_queue_list_free(list)
+			return nil, err
+		}
+		topic, broker := C.CString(q.Topic), C.CString(q.BrokerName)
+		C.rmq_queue_list_push(list, topic, broker, C.int32_t(q.QueueId))
+		C.free(unsafe.Pointer(topic))
+		C.free(unsafe.Pointer(broker))
 	}
+	return list, nil
 }
 
 // allocateAsList is the library's list form, for answers that are not positions of the input
 // (CONFIG's own list, also inside MACHINE_ROOM_NEARBY made by FromConfig): the queues are new
 // values, as Java returns CONFIG's own list. One cgo call per queue: CONFIG is rare.
 func (s *Strategy) allocateAsList(group, currentCID string, mqAll []*primitive.MessageQueue, cidAll []string) ([]*primitive.MessageQueue, error) {
-	var list, mine *C.rmq_queue_list
-	C.rmq_queue_list_new(&list)
-	defer C.rmq_queue_list_free(list)
-	for _, q := range mqAll {
-		topic, broker := C.CString(q.Topic), C.CString(q.BrokerName)
-		C.rmq_queue_list_push(list, topic, broker, C.int32_t(q.QueueId))
-		C.free(unsafe.Pointer(topic))
-		C.free(unsafe.Pointer(broker))
+	if err := firstError(noNUL("group", group), noNUL("current client id", currentCID)); err != nil {
+		return nil, err
 	}
-	ids, free := cStrings(cidAll)
+	list, err := queueList(mqAll)
+	if err != nil {
+		return nil, err
+	}
+	defer C.rmq_queue_list_free(list)
+	ids, free, err := cStrings("client id", cidAll)
+	if err != nil {
+		return nil, err
+	}
 	defer free()
+	var mine *C.rmq_queue_list
 	cGroup, cCurrent := C.CString(group), C.CString(currentCID)
 	defer C.free(unsafe.Pointer(cGroup))
 	defer C.free(unsafe.Pointer(cCurrent))
