@@ -26,6 +26,13 @@ fn report_names() -> std::collections::BTreeMap<&'static str, Vec<&'static str>>
     .collect()
 }
 
+/// The engine's timing keys with their defaults in milliseconds, from the core (`Timing`), so
+/// the Python facade lists exactly the keys the core accepts.
+#[pyfunction]
+fn timing_defaults() -> Vec<(String, u64)> {
+    rocketmq_rebalance::engine::Timing::default().entries()
+}
+
 /// Test only (feature `panic-probe`, never in a shipped wheel): panics with `message`, so a test
 /// can show a panic arriving in Python as an exception (PyO3's `PanicException`), not an abort.
 #[cfg(feature = "panic-probe")]
@@ -41,6 +48,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     group::register(m)?;
     m.add_class::<engine::PyRebalancer>()?;
     m.add_function(wrap_pyfunction!(report_names, m)?)?;
+    m.add_function(wrap_pyfunction!(timing_defaults, m)?)?;
     #[cfg(feature = "panic-probe")]
     m.add_function(wrap_pyfunction!(panic_probe, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

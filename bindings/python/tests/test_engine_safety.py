@@ -41,7 +41,19 @@ def test_every_reason_the_core_reports_is_typed() -> None:
         (_engine.RoundSkippedReason, "round_skipped"),
     ]:
         assert list(typing.get_args(literal)) == names[key], key
-    assert list(_engine.TIMING_KEYS) == sorted(_engine.TIMING_KEYS, key=_engine.TIMING_KEYS.index)
+
+
+def test_the_timing_keys_are_the_cores_and_each_is_accepted_and_its_default_holds() -> None:
+    # Derived from the core, not written down again: a key added in Rust appears here unasked.
+    assert _engine.TIMING_KEYS == tuple(k for k, _ in _native.timing_defaults()) and len(_engine.TIMING_KEYS) >= 9
+    assert _engine.TIMING_DEFAULTS["lock_valid_ms"] == 30_000 and _engine.TIMING_DEFAULTS["broker_lock_expiry_ms"] == 60_000
+    # The default lock validity is what the engine applies: consumable 30 s after the lock, not after.
+    r = rr.Rebalancer("g", "c1", rr.Averagely(), orderly=True, timing=dict(_engine.TIMING_DEFAULTS))
+    qs = [rr.MessageQueue("T", "b", 0)]
+    gen = r.rebalance_topic("T", qs, ["c1"], 0, RecordingHost()).acquired[0].generation
+    assert r.is_consumable(qs[0], gen, 30_000) and not r.is_consumable(qs[0], gen, 30_001)
+    with pytest.raises(rr.InvalidParametersError, match="lock_valid_msec"):
+        rr.Rebalancer("g", "c1", rr.Averagely(), timing={"lock_valid_msec": 1})
 
 
 def test_a_call_from_inside_a_callback_raises_reentrant_error_at_once() -> None:

@@ -108,6 +108,18 @@ impl Default for Timing {
     }
 }
 
+impl Timing {
+    /// Every key with its value, in declaration order. Read from the serialised form, so a new
+    /// field is listed without further work: the bindings' key lists and the docs are checked
+    /// against this.
+    pub fn entries(&self) -> Vec<(String, u64)> {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(map)) => map.into_iter().filter_map(|(k, v)| v.as_u64().map(|v| (k, v))).collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// Everything a rebalancer needs to know about its consumer. Unknown keys are rejected.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -32,21 +32,10 @@ SkipReason = Literal["lock_refused", "lock_failed", "offset_unavailable", "start
 WarningKind = Literal["client_id_absent", "duplicate_client_ids", "callback_failed", "stood_down", "start_offset_not_committed"]
 RoundSkippedReason = Literal["route_unknown", "client_ids_unavailable", "strategy_failed"]
 
-# The keys of ``timing=``, all in milliseconds (see docs/host-contract.md for each one's meaning):
-# pull_expired_ms 120000, lock_valid_ms 30000, force_unlock_ms 20000 (java mode), consume_lock_wait_ms
-# 500, lock_retry_delay_ms 500, pull_dispatch_delay_ms 500, broker_lock_expiry_ms 60000,
-# deferred_retry_ms 1000, release_give_up_ms 900000. Any other key raises InvalidParametersError.
-TIMING_KEYS = (
-    "pull_expired_ms",
-    "lock_valid_ms",
-    "force_unlock_ms",
-    "consume_lock_wait_ms",
-    "lock_retry_delay_ms",
-    "pull_dispatch_delay_ms",
-    "broker_lock_expiry_ms",
-    "deferred_retry_ms",
-    "release_give_up_ms",
-)
+# The keys of ``timing=`` and their defaults, all in milliseconds, as the core defines them (see
+# docs/host-contract.md for each one's meaning). Any other key raises InvalidParametersError.
+TIMING_DEFAULTS: Dict[str, int] = dict(_native.timing_defaults())
+TIMING_KEYS: Tuple[str, ...] = tuple(TIMING_DEFAULTS)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,79 @@
+//! The manual against the core: every key, reason and timing default the core has is on the
+//! pages that document it, so a page cannot fall behind the code.
+
+use std::collections::BTreeSet;
+
+use rocketmq_rebalance::engine::*;
+use rocketmq_rebalance::MessageQueue;
+use serde_json::Value;
+
+fn page(name: &str) -> String {
+    let path = format!("{}/../docs/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Every object key in `value`, recursively.
+fn keys(value: &Value, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                out.insert(k.clone());
+                keys(v, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| keys(v, out)),
+        _ => {}
+    }
+}
+
+/// Every binding's report and configuration is the core's JSON: docs/engine-json.md must name
+/// every key a reader can meet and every reason, so a new field or variant in the core fails here
+/// until it is documented.
+#[test]
+fn engine_json_page_names_every_key_and_reason() {
+    let page = page("engine-json.md");
+    let q = MessageQueue::new("T", "b", 0);
+    let report = RoundReport {
+        topic: "T".into(),
+        skipped_round: Some(RoundSkipped::StrategyFailed("x".into())),
+        changed: true,
+        balanced: true,
+        allocation: vec![q.clone()],
+        released: vec![Released {
+            queue: q.clone(),
+            generation: 1,
+            reason: ReleaseReason::LockLost,
+            forced: false,
+            persist_failed: Some("x".into()),
+            lock_lost: true,
+            gave_up: false,
+        }],
+        deferred: vec![Deferred { queue: q.clone(), generation: 1, reason: DeferReason::PersistFailed("x".into()), waiting_ms: 1 }],
+        acquired: vec![Acquired { queue: q.clone(), generation: 1, start_offset: 0 }],
+        skipped: vec![Skipped { queue: q.clone(), reason: SkipReason::LockFailed("x".into()), lock_leaked: false }],
+        warnings: vec![Warning::CallbackFailed("x".into())],
+    };
+    let locks = LockReport { renewed: vec![q.clone()], lost: vec![q], warnings: vec![] };
+    let config = RebalanceConfig::new("g", "c");
+    let mut all = BTreeSet::new();
+    for value in [serde_json::to_value(&report), serde_json::to_value(&locks), serde_json::to_value(config)] {
+        keys(&value.unwrap(), &mut all);
+    }
+    let names = [ReleaseReason::NAMES, DeferReason::NAMES, SkipReason::NAMES, Warning::NAMES, RoundSkipped::NAMES];
+    all.extend(names.iter().flat_map(|n| n.iter().map(|s| s.to_string())));
+    let missing: Vec<_> = all.iter().filter(|k| !page.contains(&format!("`{k}`"))).collect();
+    assert!(missing.is_empty(), "docs/engine-json.md does not name: {missing:?}");
+}
+
+/// The timing keys and their defaults come from `Timing` itself; both pages that list them must
+/// give each key with its current default.
+#[test]
+fn timing_keys_and_defaults_are_stated_where_they_are_documented() {
+    let entries = Timing::default().entries();
+    assert_eq!(entries.len(), 9, "a timing key was added or removed: document it, then update this count");
+    let (json, contract) = (page("engine-json.md"), page("host-contract.md"));
+    for (key, default) in &entries {
+        assert!(json.contains(&format!("`{key}` ({default})")), "docs/engine-json.md lacks `{key}` ({default})");
+        assert!(contract.contains(&format!("| `{key}` | {default} |")), "docs/host-contract.md lacks the row `{key}` | {default}");
+    }
+}
