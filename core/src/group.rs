@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::error::Result;
 use crate::queue::MessageQueue;
 use crate::strategy::Strategy;
+// Where these lived before they moved to `strategy`: kept so that `group::GroupAllocation` still names them.
 pub use crate::strategy::{GroupAllocation, MemberShare};
 
 impl GroupAllocation {

@@ -1,8 +1,8 @@
 //! The detail of the last failed call on each thread, as the core words it.
 //!
 //! A result code says what kind of failure happened; the core's error also says which parameter,
-//! which queue, which key. The code conversion (`From<&Error> for rmq_result`) notes that text
-//! here while the call runs, and the panic boundary keeps it when the call returns the same code,
+//! which queue, which key. The code conversion (`From<&Error> for rmq_result`, defined here) notes
+//! that text while the call runs, and the panic boundary keeps it when the call returns the same code,
 //! so C callers read the same message Rust, Python and Java users see
 //! (`rmq_last_error_message`). Like `errno`, it is per thread and a later successful call leaves
 //! it alone.
@@ -29,10 +29,26 @@ thread_local! {
     static LAST: RefCell<Option<Detail>> = const { RefCell::new(None) };
 }
 
-/// Called by the one conversion from the core's error to a code.
-pub(crate) fn note(error: &Error, code: rmq_result) {
+/// Notes the text of `error`, which the running call is about to return as `code`.
+fn note(error: &Error, code: rmq_result) {
     let detail = Detail { code, message: error.to_string(), java_exception: error.java_exception() };
     PENDING.with(|p| *p.borrow_mut() = Some(detail));
+}
+
+/// The conversion every path from a core error to C takes: the code, with the error's full text
+/// noted for `rmq_last_error_message`, so no path loses the detail.
+impl From<&Error> for rmq_result {
+    fn from(e: &Error) -> Self {
+        let code = rmq_result::code_of(e);
+        note(e, code);
+        code
+    }
+}
+
+impl From<Error> for rmq_result {
+    fn from(e: Error) -> Self {
+        rmq_result::from(&e)
+    }
 }
 
 /// Starts a call: what an outer call noted is set aside (a host callback may call in again) and

@@ -3,8 +3,6 @@
 
 use rocketmq_rebalance::Error;
 
-use crate::last_error;
-
 /// What a call did. Numbers are part of the ABI: a released code is never renumbered or reused.
 /// 0 is success, 1-99 are misuse of the C API, 100 and up mirror the library's errors.
 #[repr(u32)]
@@ -63,18 +61,10 @@ pub enum rmq_result {
     Unknown = 199,
 }
 
-impl From<&Error> for rmq_result {
-    /// The one mapping of the core's errors to codes. It also notes the error's full text for
-    /// `rmq_last_error_message`, so every path from a core error to C keeps the detail.
-    fn from(e: &Error) -> Self {
-        let code = rmq_result::code_of(e);
-        last_error::note(e, code);
-        code
-    }
-}
-
 impl rmq_result {
-    fn code_of(e: &Error) -> rmq_result {
+    /// The one mapping of the core's errors to codes (the conversions that also note the error's
+    /// text for `rmq_last_error_message` are in `last_error`).
+    pub(crate) fn code_of(e: &Error) -> rmq_result {
         match e {
             Error::EmptyCurrentId => rmq_result::EmptyCurrentId,
             Error::EmptyQueueList => rmq_result::EmptyQueueList,
@@ -93,12 +83,6 @@ impl rmq_result {
             Error::TooLarge(_) => rmq_result::TooLarge,
             _ => rmq_result::Unknown,
         }
-    }
-}
-
-impl From<Error> for rmq_result {
-    fn from(e: Error) -> Self {
-        rmq_result::from(&e)
     }
 }
 

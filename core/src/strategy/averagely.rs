@@ -5,8 +5,8 @@ use std::ops::Range;
 
 use super::{check, check_group, Allocation, Strategy};
 use crate::error::Result;
-use crate::group::{GroupAllocation, MemberShare};
 use crate::queue::MessageQueue;
+use crate::strategy::{GroupAllocation, MemberShare};
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Averagely;

@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use super::averagely::first_indices;
 use super::{check, check_group, Allocation, Strategy};
 use crate::error::Result;
-use crate::group::{GroupAllocation, MemberShare};
 use crate::queue::MessageQueue;
+use crate::strategy::{GroupAllocation, MemberShare};
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct AveragelyByCircle;

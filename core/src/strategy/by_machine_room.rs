@@ -8,8 +8,8 @@ use std::sync::Arc;
 use super::averagely::first_indices;
 use super::{check, check_group, Allocation, Strategy};
 use crate::error::{Error, Result};
-use crate::group::{GroupAllocation, MemberShare};
 use crate::queue::MessageQueue;
+use crate::strategy::{GroupAllocation, MemberShare};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ByMachineRoom {

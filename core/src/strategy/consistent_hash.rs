@@ -13,9 +13,9 @@ use std::sync::{Arc, Mutex};
 use super::key_digests::KeyDigests;
 use super::{check, check_group, distinct_in_order, Allocation, Strategy};
 use crate::error::{Error, Result};
-use crate::group::{GroupAllocation, MemberShare};
 use crate::md5_batch::{ring_hash, ring_hashes, Md5Path};
 use crate::queue::MessageQueue;
+use crate::strategy::{GroupAllocation, MemberShare};
 
 /// Java's default: 10 virtual nodes per client id.
 pub const DEFAULT_VIRTUAL_NODES: u32 = 10;

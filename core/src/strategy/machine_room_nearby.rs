@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use super::{check, check_group, Allocation, Strategy};
 use crate::error::{Error, Result};
-use crate::group::{GroupAllocation, MemberShare};
 use crate::java_order::compare_strings;
 use crate::queue::MessageQueue;
+use crate::strategy::{GroupAllocation, MemberShare};
 
 /// `AllocateMachineRoomNearby.MachineRoomResolver`: where a broker and a consumer are deployed.
 ///

@@ -28,8 +28,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{check, Allocation, Strategy};
 use crate::error::{Error, Result};
-use crate::group::{GroupAllocation, MemberShare};
 use crate::queue::MessageQueue;
+use crate::strategy::{GroupAllocation, MemberShare};
 pub(crate) use hash::hash64;
 
 /// Which part of a client id ranks a member. Java's default id is `ip@pid#nanotime`, new at every
