@@ -205,22 +205,39 @@ impl PyAveragelyByCircle {
 
 #[pyclass(module = "rocketmq_rebalance", name = "ConsistentHash", extends = PyStrategy, frozen)]
 pub struct PyConsistentHash {
-    virtual_nodes: u32,
+    virtual_node_count: u32,
 }
 
 #[pymethods]
 impl PyConsistentHash {
+    /// `virtual_node_count` is the parameter's one name in this package (`strategy_from_config`
+    /// takes it too); `virtual_nodes`, its first name here, still works with a DeprecationWarning.
     #[new]
-    #[pyo3(signature = (virtual_nodes = 10))]
-    fn new(py: Python<'_>, virtual_nodes: i64) -> PyResult<PyClassInitializer<Self>> {
-        let s = ConsistentHash::new(virtual_nodes).py_err(py)?;
-        let virtual_nodes = s.virtual_nodes();
-        Ok(base(Arc::new(s)).add_subclass(PyConsistentHash { virtual_nodes }))
+    #[pyo3(signature = (virtual_node_count = None, *, virtual_nodes = None))]
+    fn new(py: Python<'_>, virtual_node_count: Option<i64>, virtual_nodes: Option<i64>) -> PyResult<PyClassInitializer<Self>> {
+        let count = match (virtual_node_count, virtual_nodes) {
+            (Some(_), Some(_)) => return Err(pyo3::exceptions::PyTypeError::new_err("give virtual_node_count only (virtual_nodes is its old name)")),
+            (None, Some(old)) => {
+                let category = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
+                PyErr::warn(py, &category, c"ConsistentHash(virtual_nodes=...) is now ConsistentHash(virtual_node_count=...)", 1)?;
+                old
+            }
+            (count, None) => count.unwrap_or(10),
+        };
+        let s = ConsistentHash::new(count).py_err(py)?;
+        let virtual_node_count = s.virtual_nodes();
+        Ok(base(Arc::new(s)).add_subclass(PyConsistentHash { virtual_node_count }))
     }
 
     #[getter]
+    fn virtual_node_count(&self) -> u32 {
+        self.virtual_node_count
+    }
+
+    /// The old name of `virtual_node_count`.
+    #[getter]
     fn virtual_nodes(&self) -> u32 {
-        self.virtual_nodes
+        self.virtual_node_count
     }
 }
 

@@ -121,3 +121,17 @@ def test_message_queue_is_a_value() -> None:
         q.queue_id = 2  # type: ignore[misc]
     # Java order: U+FF21 sorts after an emoji (UTF-16), unlike Python's own str order.
     assert rr.MessageQueue("\uff21", "b", 0) > rr.MessageQueue("\U0001f600", "b", 0)
+
+
+def test_consistent_hash_takes_the_packages_one_parameter_name() -> None:
+    assert rr.ConsistentHash(virtual_node_count=3).virtual_node_count == 3
+    assert rr.ConsistentHash(7).virtual_node_count == 7 and rr.ConsistentHash().virtual_node_count == 10
+    with pytest.warns(DeprecationWarning, match="virtual_node_count"):
+        old = rr.ConsistentHash(virtual_nodes=5)
+    assert old.virtual_node_count == 5 and old.virtual_nodes == 5
+    with pytest.raises(TypeError):
+        rr.ConsistentHash(3, virtual_nodes=3)
+    queues = rr.sort_like_java([rr.MessageQueue("T", "b", i) for i in range(8)])
+    ids = ["a", "b", "c"]
+    same = rr.strategy_from_config("consistent_hash", virtual_node_count=3)
+    assert rr.ConsistentHash(virtual_node_count=3).allocate("g", "a", queues, ids) == same.allocate("g", "a", queues, ids)

@@ -1,7 +1,7 @@
 //! BALANCED_STICKY (experimental): a balanced, low-movement assignment that every client computes
 //! alone from the *sets* of queues and client ids (config name `balanced_sticky`).
 //!
-//! 1. [`extras`]: per topic, every member gets the floor of its share (`Q_t / C`, or
+//! 1. [`counts`]: per topic, every member gets the floor of its share (`Q_t / C`, or
 //!    `Q_t * w / W` with weights) and the topic's remaining queues go one each to members chosen
 //!    across topics, so that totals too are the floor or ceiling of each member's share
 //!    (unweighted: within one of each other).
@@ -13,7 +13,7 @@
 //! Weighted, pass 1 ranks every member for every topic: topics x members x log members.
 //! Hashes are FNV-1a 64 with a SplitMix64 finaliser ([`hash`]): fixed, the same everywhere.
 
-mod extras;
+mod counts;
 mod hash;
 mod ring;
 mod spread_sort;
@@ -250,13 +250,13 @@ pub(crate) fn assign_weighted(
     }
     members.sort();
     let names: Vec<String> = members.iter().map(|m| m.0.clone()).collect();
-    let shares = extras::Weights::new(members.iter().map(|m| m.1).collect()).with_total_slack(total_slack as usize);
+    let shares = counts::Weights::new(members.iter().map(|m| m.1).collect()).with_total_slack(total_slack as usize);
     let owner = owners(mq_all, &names, &shares);
     (members.into_iter().map(|m| m.2.to_owned()).collect(), owner)
 }
 
 /// The owner of every queue: an index into `names` (sorted, distinct).
-fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) -> Vec<usize> {
+fn owners(mq_all: &[MessageQueue], names: &[String], weights: &counts::Weights) -> Vec<usize> {
     if names.is_empty() {
         return Vec::new();
     }
@@ -266,7 +266,7 @@ fn owners(mq_all: &[MessageQueue], names: &[String], weights: &extras::Weights) 
     // Where each queue meets the ring, and the members nearest to each topic's queues.
     let starts = ring.starts(topics.queues.all());
     let natural = ring.natural_counts(&starts, &sizes);
-    let extra_in = extras::distribute(&sizes, &topics.hashes, names, weights, &natural, &ring);
+    let extra_in = counts::distribute(&sizes, &topics.hashes, names, weights, &natural, &ring);
     let mut owner = vec![usize::MAX; mq_all.len()];
     // One quota buffer for every topic: filling a topic uses its quotas up, back to all zero.
     let mut quota = vec![0usize; names.len()];
