@@ -57,10 +57,10 @@ func pack(group, currentCID string, mqAll []*primitive.MessageQueue, cidAll []st
 	p.group, p.current = p.str(group), p.str(currentCID)
 	for i, q := range mqAll {
 		if q == nil {
-			return nil, goError("NullPointerException", "mqAll[%d] is nil", i)
+			return nil, goError(javaNullPointer, "mqAll[%d] is nil", i)
 		}
 		if q.QueueId < math.MinInt32 || q.QueueId > math.MaxInt32 {
-			return nil, goError("IllegalArgumentException", "queue id %d of %s is outside Java's int", q.QueueId, q.String())
+			return nil, goError(javaIllegalArgument, "queue id %d of %s is outside Java's int", q.QueueId, q.String())
 		}
 		p.topics[i], p.brokers[i], p.ids[i] = p.str(q.Topic), p.str(q.BrokerName), int32(q.QueueId)
 	}
@@ -139,7 +139,7 @@ func (s *Strategy) allocate(group, currentCID string, mqAll []*primitive.Message
 	case rc == codeNotPositional && s.resolver == nil:
 		return s.allocateAsList(group, currentCID, mqAll, cidAll)
 	case rc == codeNotPositional:
-		return nil, goError("UnsupportedOperationException", "MACHINE_ROOM_NEARBY around CONFIG with a Go resolver: use FromConfig")
+		return nil, goError(javaUnsupportedOperation, "MACHINE_ROOM_NEARBY around CONFIG with a Go resolver: use FromConfig")
 	case rc != 0:
 		return nil, takeError(rc, &detail)
 	}

@@ -260,3 +260,14 @@ func TestVersionsAgree(t *testing.T) {
 		t.Fatalf("linked library %s, package %s", LibraryVersion(), Version)
 	}
 }
+
+// The Java exception names the Go side gives itself are the library's own names for the same
+// classes (read through the C API), so the two cannot drift.
+func TestGoSideJavaNamesAreTheLibrarys(t *testing.T) {
+	if got := libraryJavaName(codeEmptyQueueList); got != javaIllegalArgument {
+		t.Errorf("the library says %q, the Go side %q", got, javaIllegalArgument)
+	}
+	if got := libraryJavaName(codeConsumeIdcsUnset); got != javaNullPointer {
+		t.Errorf("the library says %q, the Go side %q", got, javaNullPointer)
+	}
+}

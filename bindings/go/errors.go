@@ -27,6 +27,15 @@ func (e *Error) Error() string {
 	return e.JavaException + ": " + e.Message
 }
 
+// The simple names of the Java exceptions the Go side names itself (errors it finds before
+// calling the library). The library names every other error's exception; a test checks these
+// against the names the C API gives.
+const (
+	javaIllegalArgument      = "IllegalArgumentException"
+	javaNullPointer          = "NullPointerException"
+	javaUnsupportedOperation = "UnsupportedOperationException" // Java's own, for what a class cannot do
+)
+
 // Result codes the Go side acts on or gives, by their names in the C header.
 const (
 	codeNotPositional      = C.RMQ_RESULT_NOT_POSITIONAL
@@ -35,7 +44,15 @@ const (
 	// argument outside what the library can take (a nil queue, a queue id beyond Java's int, a
 	// string with a NUL byte).
 	codeGoSide = C.RMQ_RESULT_OUT_OF_RANGE
+	// Codes whose Java exception the Go side's names are checked against (in the tests).
+	codeEmptyQueueList   = C.RMQ_RESULT_EMPTY_QUEUE_LIST
+	codeConsumeIdcsUnset = C.RMQ_RESULT_CONSUME_IDCS_UNSET
 )
+
+// libraryJavaName is the library's simple name for the Java exception of code.
+func libraryJavaName(code C.rmq_result) string {
+	return C.GoString(C.rmq_result_java_exception(C.uint32_t(code)))
+}
 
 // takeError turns a failed call's code and detail into an *Error and frees the detail.
 func takeError(rc C.rmq_result, detail *C.go_rmq_error) error {
@@ -65,7 +82,7 @@ func goError(java, format string, args ...any) *Error {
 // the answer would be wrong without a word (the C API refuses what it cannot represent too).
 func noNUL(what, s string) error {
 	if strings.IndexByte(s, 0) >= 0 {
-		return goError("IllegalArgumentException", "%s %q contains a NUL byte, which the library cannot take", what, s)
+		return goError(javaIllegalArgument, "%s %q contains a NUL byte, which the library cannot take", what, s)
 	}
 	return nil
 }

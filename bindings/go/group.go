@@ -38,7 +38,7 @@ type Moves struct {
 // CONFIG (they have no native group view here): those return an *Error.
 func (s *Strategy) AllocateGroup(group string, mqAll []*primitive.MessageQueue, cidAll []string) (*GroupAllocation, error) {
 	if s.native == nil || s.resolver != nil {
-		return nil, goError("UnsupportedOperationException", "%s has no group view in the Go binding: allocate member by member", s.name)
+		return nil, goError(javaUnsupportedOperation, "%s has no group view in the Go binding: allocate member by member", s.name)
 	}
 	if err := noNUL("group", group); err != nil {
 		return nil, err

@@ -167,10 +167,10 @@ func ByConfig(queues []*primitive.MessageQueue) *Strategy {
 // "MACHINE_ROOM_NEARBY-" + inner's, as Java's getName().
 func MachineRoomNearby(inner *Strategy, r MachineRoomResolver) (*Strategy, error) {
 	if inner == nil || inner.native == nil {
-		return nil, goError("NullPointerException", "allocateMessageQueueStrategy is null or not a native strategy")
+		return nil, goError(javaNullPointer, "allocateMessageQueueStrategy is null or not a native strategy")
 	}
 	if r == nil {
-		return nil, goError("NullPointerException", "machineRoomResolver is null")
+		return nil, goError(javaNullPointer, "machineRoomResolver is null")
 	}
 	return &Strategy{native: inner.native, resolver: r, name: "MACHINE_ROOM_NEARBY-" + inner.name}, nil
 }
@@ -246,7 +246,7 @@ func queueList(mqAll []*primitive.MessageQueue) (*C.rmq_queue_list, error) {
 	for i, q := range mqAll {
 		err := error(nil)
 		if q == nil {
-			err = goError("NullPointerException", "mqAll[%d] is nil", i)
+			err = goError(javaNullPointer, "mqAll[%d] is nil", i)
 		} else if err = noNUL("topic", q.Topic); err == nil {
 			err = noNUL("broker name", q.BrokerName)
 		}

@@ -68,16 +68,77 @@ pub enum Error {
     TooLarge(String),
 }
 
-impl Error {
-    /// The simple name of the exception the Java client throws for the same input.
-    /// Errors Java has no counterpart for (configuration errors) are `IllegalArgumentException`,
-    /// which is what a Java user would expect for bad arguments.
-    pub fn java_exception(&self) -> &'static str {
+/// The Java exception classes the library's errors stand for: the class the Java client throws
+/// for the same input. Every binding names them from here (C by `simple_name`, JNI by
+/// `jni_class`, Go through the C API), never by strings of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum JavaException {
+    IllegalArgument,
+    NullPointer,
+    IllegalState,
+    /// A callback's failure, and what a binding throws for a panic or an unknown error.
+    Runtime,
+}
+
+impl JavaException {
+    pub const ALL: [JavaException; 4] = [JavaException::IllegalArgument, JavaException::NullPointer, JavaException::IllegalState, JavaException::Runtime];
+
+    /// The class's simple name, as `Class.getSimpleName()` gives it.
+    pub fn simple_name(self) -> &'static str {
+        self.c_name().to_str().unwrap_or("RuntimeException")
+    }
+
+    /// The simple name as a C string (static, for the C API).
+    pub fn c_name(self) -> &'static std::ffi::CStr {
         match self {
-            Error::ConsumeIdcsUnset | Error::InnerResultNull(_) => "NullPointerException",
-            Error::Callback(_) => "RuntimeException",
-            Error::ShutDown | Error::Reentrant => "IllegalStateException",
-            _ => "IllegalArgumentException",
+            JavaException::IllegalArgument => c"IllegalArgumentException",
+            JavaException::NullPointer => c"NullPointerException",
+            JavaException::IllegalState => c"IllegalStateException",
+            JavaException::Runtime => c"RuntimeException",
+        }
+    }
+
+    /// The class's binary name in JNI's form (`java/lang/...`).
+    pub fn jni_class(self) -> &'static str {
+        match self {
+            JavaException::IllegalArgument => "java/lang/IllegalArgumentException",
+            JavaException::NullPointer => "java/lang/NullPointerException",
+            JavaException::IllegalState => "java/lang/IllegalStateException",
+            JavaException::Runtime => "java/lang/RuntimeException",
+        }
+    }
+}
+
+impl Error {
+    /// The exception the Java client throws for the same input. Errors Java has no counterpart
+    /// for (configuration errors) are `IllegalArgumentException`, which is what a Java user would
+    /// expect for bad arguments.
+    pub fn java_class(&self) -> JavaException {
+        match self {
+            Error::ConsumeIdcsUnset | Error::InnerResultNull(_) => JavaException::NullPointer,
+            Error::Callback(_) => JavaException::Runtime,
+            Error::ShutDown | Error::Reentrant => JavaException::IllegalState,
+            _ => JavaException::IllegalArgument,
+        }
+    }
+
+    /// The simple name of [`Error::java_class`] (`"IllegalArgumentException"`, ...).
+    pub fn java_exception(&self) -> &'static str {
+        self.java_class().simple_name()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_java_class_is_named_alike_in_each_form() {
+        for class in JavaException::ALL {
+            let simple = class.simple_name();
+            assert!(simple.ends_with("Exception"), "{class:?}");
+            assert_eq!(class.jni_class(), format!("java/lang/{simple}"));
         }
     }
 }

@@ -29,7 +29,7 @@ pub mod queue;
 pub mod strategy;
 
 pub use config::{strategy_from_config, StrategyConfig};
-pub use error::{Error, Result};
+pub use error::{Error, JavaException, Result};
 pub use group::{allocate_group, movement, verify, GroupAllocation, MemberShare, Movement, Ownership, Verification};
 pub use queue::MessageQueue;
 pub use strategy::{Allocation, Strategy};

@@ -9,7 +9,7 @@
 
 use std::cell::RefCell;
 
-use rocketmq_rebalance::Error;
+use rocketmq_rebalance::{Error, JavaException};
 
 use crate::result::rmq_result;
 
@@ -18,8 +18,8 @@ use crate::result::rmq_result;
 pub(crate) struct Detail {
     pub(crate) code: rmq_result,
     pub(crate) message: String,
-    /// The simple name of the Java exception, as the core names it.
-    pub(crate) java_exception: &'static str,
+    /// The Java exception, as the core names it (none for success).
+    pub(crate) java_exception: Option<JavaException>,
 }
 
 thread_local! {
@@ -31,7 +31,7 @@ thread_local! {
 
 /// Notes the text of `error`, which the running call is about to return as `code`.
 fn note(error: &Error, code: rmq_result) {
-    let detail = Detail { code, message: error.to_string(), java_exception: error.java_exception() };
+    let detail = Detail { code, message: error.to_string(), java_exception: Some(error.java_class()) };
     PENDING.with(|p| *p.borrow_mut() = Some(detail));
 }
 
@@ -65,9 +65,9 @@ pub(crate) fn finish(code: rmq_result, panic: Option<String>, outer: Option<Deta
         return;
     }
     let detail = match (noted, panic) {
-        (_, Some(text)) => Detail { code, message: format!("{}: {text}", code.message()), java_exception: code.java_exception_name() },
+        (_, Some(text)) => Detail { code, message: format!("{}: {text}", code.message()), java_exception: code.java_class() },
         (Some(detail), None) if detail.code == code => detail,
-        _ => Detail { code, message: code.message().to_owned(), java_exception: code.java_exception_name() },
+        _ => Detail { code, message: code.message().to_owned(), java_exception: code.java_class() },
     };
     LAST.with(|l| *l.borrow_mut() = Some(detail));
 }

@@ -1,12 +1,14 @@
 //! Result codes: the core's one `Error` enum mapped once, plus the conditions only a C caller can
 //! create (NULL, invalid UTF-8, a small buffer).
 
-use rocketmq_rebalance::Error;
+use rocketmq_rebalance::{Error, JavaException};
+use strum::VariantArray;
 
 /// What a call did. Numbers are part of the ABI: a released code is never renumbered or reused.
 /// 0 is success, 1-99 are misuse of the C API, 100 and up mirror the library's errors.
+// `VARIANTS`, every code in declaration order, is derived from this list by strum: one list.
 #[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::VariantArray)]
 pub enum rmq_result {
     /// Success: out-parameters were written.
     Ok = 0,
@@ -87,36 +89,8 @@ impl rmq_result {
 }
 
 impl rmq_result {
-    /// Every code, for lookups from a raw number.
-    const ALL: [rmq_result; 24] = [
-        rmq_result::Ok,
-        rmq_result::NullParameter,
-        rmq_result::InvalidUtf8,
-        rmq_result::LengthMismatch,
-        rmq_result::OutOfRange,
-        rmq_result::BufferTooSmall,
-        rmq_result::Reentrant,
-        rmq_result::NotPositional,
-        rmq_result::ShutDown,
-        rmq_result::Panic,
-        rmq_result::EmptyCurrentId,
-        rmq_result::EmptyQueueList,
-        rmq_result::EmptyClientIdList,
-        rmq_result::IllegalVirtualNodeCount,
-        rmq_result::NoMachineRoomForQueue,
-        rmq_result::NoMachineRoomForConsumer,
-        rmq_result::ConsumeIdcsUnset,
-        rmq_result::InnerResultNull,
-        rmq_result::NoConfiguredQueues,
-        rmq_result::UnknownStrategy,
-        rmq_result::InvalidParameters,
-        rmq_result::CallbackFailed,
-        rmq_result::TooLarge,
-        rmq_result::Unknown,
-    ];
-
     pub(crate) fn from_raw(code: u32) -> Option<rmq_result> {
-        Self::ALL.into_iter().find(|c| *c as u32 == code)
+        Self::VARIANTS.iter().copied().find(|c| *c as u32 == code)
     }
 
     pub(crate) fn message(self) -> &'static str {
@@ -174,12 +148,12 @@ impl rmq_result {
     /// The simple name of the Java exception for this code: the core's answer for the error the
     /// code stands for; for the C-only codes, what a Java user gets for the same misuse (a bad
     /// argument) or for a bug (`RuntimeException`); `""` for success.
-    pub(crate) fn java_exception_name(self) -> &'static str {
+    pub(crate) fn java_class(self) -> Option<JavaException> {
         match (self, self.representative()) {
-            (rmq_result::Ok, _) => "",
-            (_, Some(error)) => error.java_exception(),
-            (rmq_result::Panic | rmq_result::Unknown, None) => "RuntimeException",
-            (_, None) => "IllegalArgumentException",
+            (rmq_result::Ok, _) => None,
+            (_, Some(error)) => Some(error.java_class()),
+            (rmq_result::Panic | rmq_result::Unknown, None) => Some(JavaException::Runtime),
+            (_, None) => Some(JavaException::IllegalArgument),
         }
     }
 }
@@ -189,18 +163,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_code_is_listed_once() {
-        let mut numbers: Vec<u32> = rmq_result::ALL.iter().map(|c| *c as u32).collect();
-        numbers.sort_unstable();
-        numbers.dedup();
-        assert_eq!(numbers.len(), rmq_result::ALL.len());
+    fn every_code_is_found_by_its_number() {
+        for code in rmq_result::VARIANTS {
+            assert_eq!(rmq_result::from_raw(*code as u32), Some(*code));
+        }
+        assert_eq!(rmq_result::from_raw(98), None);
     }
 
     /// The representative of a code converts back to that code: the inverse table cannot drift
     /// from the one mapping.
     #[test]
     fn representatives_map_back_to_their_code() {
-        for code in rmq_result::ALL {
+        for &code in rmq_result::VARIANTS {
             if let Some(error) = code.representative() {
                 assert_eq!(rmq_result::code_of(&error), code, "{error}");
             }

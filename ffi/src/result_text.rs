@@ -4,23 +4,16 @@
 
 use std::ffi::{c_char, CStr};
 
+use rocketmq_rebalance::JavaException;
+
 use crate::args::write_text;
 use crate::last_error;
 use crate::panic::{boundary, boundary_or, boundary_quiet};
 use crate::result::rmq_result;
 
-/// A Java exception's simple name as a static C string. The core decides which exception; this
-/// only gives the name a NUL.
-fn c_name(name: &'static str) -> &'static CStr {
-    match name {
-        "" => c"",
-        "NullPointerException" => c"NullPointerException",
-        "IllegalStateException" => c"IllegalStateException",
-        "RuntimeException" => c"RuntimeException",
-        "IllegalArgumentException" => c"IllegalArgumentException",
-        // A name a newer core added: the nearest common ancestor a C caller can still act on.
-        _ => c"RuntimeException",
-    }
+/// A Java exception's simple name as a static C string (`""` for none): the core names it.
+fn c_name(class: Option<JavaException>) -> &'static CStr {
+    class.map_or(c"", JavaException::c_name)
 }
 
 /// Writes the English message for `code` (NUL-terminated) into `buf` of `len` bytes and its length
@@ -44,7 +37,7 @@ pub unsafe extern "C" fn rmq_result_message(code: u32, buf: *mut c_char, len: us
 #[no_mangle]
 pub extern "C" fn rmq_result_java_exception(code: u32) -> *const c_char {
     boundary_or(std::ptr::null(), || match rmq_result::from_raw(code) {
-        Some(code) => c_name(code.java_exception_name()).as_ptr(),
+        Some(code) => c_name(code.java_class()).as_ptr(),
         None => std::ptr::null(),
     })
 }
@@ -77,5 +70,5 @@ pub extern "C" fn rmq_last_error_code() -> rmq_result {
 /// core names it for that error (`""` when no call has failed). Static: never freed.
 #[no_mangle]
 pub extern "C" fn rmq_last_error_java_exception() -> *const c_char {
-    boundary_or(c"".as_ptr(), || c_name(last_error::last().map_or("", |d| d.java_exception)).as_ptr())
+    boundary_or(c"".as_ptr(), || c_name(last_error::last().and_then(|d| d.java_exception)).as_ptr())
 }

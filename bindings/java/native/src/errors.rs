@@ -33,23 +33,13 @@ impl From<jni::errors::Error> for Failure {
     }
 }
 
-/// The Java class for a core error: the same class the original strategy throws.
-fn java_class(e: &Error) -> &'static str {
-    match e.java_exception() {
-        "NullPointerException" => "java/lang/NullPointerException",
-        "RuntimeException" => "java/lang/RuntimeException",
-        "IllegalStateException" => "java/lang/IllegalStateException",
-        _ => "java/lang/IllegalArgumentException",
-    }
-}
-
 fn throw(env: &mut JNIEnv, failure: Failure) {
     // An exception already pending (from a failed JNI call) is the more precise one: keep it.
     if env.exception_check().unwrap_or(true) {
         return;
     }
     let _ = match failure {
-        Failure::Core(e) => env.throw_new(java_class(&e), e.to_string()),
+        Failure::Core(e) => env.throw_new(e.java_class().jni_class(), e.to_string()),
         Failure::Argument(message) => env.throw_new("java/lang/IllegalArgumentException", message),
         Failure::Jni(e) => env.throw_new("java/lang/IllegalStateException", format!("JNI call failed: {e}")),
         Failure::Closed(message) => env.throw_new("java/lang/IllegalStateException", message),
