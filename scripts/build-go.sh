@@ -6,5 +6,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --locked --release -p rocketmq-rebalance-ffi
-scripts/gen-header.sh --check
+scripts/lib/gen-header.sh --check
 echo "built target/release/librocketmq_rebalance.a for bindings/go"

@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkStrategies times one member's allocation through this package against the Go
-// client's own strategy of the same name, side by side in one run (scripts/bench-go.sh prints the
+// client's own strategy of the same name, side by side in one run (scripts/bench/go.sh prints the
 // ratios). The Go client's consistent hash is not Java's (CRC32, other keys): it is timed as the
 // cost a Go user pays today, not as an equal answer.
 func BenchmarkStrategies(b *testing.B) {

@@ -5,7 +5,7 @@ package rmqrebalance
 */
 import "C"
 
-// Version is this package's version; scripts/check-versions.sh keeps it equal to the Cargo
+// Version is this package's version; scripts/lib/check-versions.sh keeps it equal to the Cargo
 // workspace's, and LibraryVersion must equal it at run time.
 const Version = "0.1.0"
 

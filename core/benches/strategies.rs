@@ -1,6 +1,6 @@
 //! Strategy cost, one member and whole group, next to the unavoidable work it is judged against:
 //! one pass over the queue list, and MD5-hashing every queue key (consistent hash).
-//! `scripts/bench-report.py` turns the results into the ratio table of the README.
+//! `scripts/bench/report.py` turns the results into the ratio table of the README.
 
 use std::hint::black_box;
 use std::sync::Arc;

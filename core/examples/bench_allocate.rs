@@ -1,4 +1,4 @@
-//! One-member allocation on the Rust API, timed: the Rust half of scripts/bench-ffi.sh, whose C
+//! One-member allocation on the Rust API, timed: the Rust half of scripts/bench/ffi.sh, whose C
 //! half (ffi/bench/bench_allocate.c) times the same calls through the C API with the same loop.
 //! Prints one line per (strategy, call): "rust <strategy> <call> <queues> <ids> <ns per call>".
 

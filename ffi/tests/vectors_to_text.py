@@ -17,6 +17,7 @@ Java's null current id and null lists become "" and empty lists, which the C API
 binding) treats as Java treats null. `code` is the rmq_result Java's message corresponds to, or 0
 where only the exception class is known (NullPointerException messages are the JVM's own).
 """
+
 import json
 import sys
 from pathlib import Path

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Go and Java push consumers in one consumer group on a real NameServer and Broker.
 
-Driven by scripts/e2e-mixed-go.sh, which builds the pieces and passes their paths. The cluster
+Driven by scripts/e2e/mixed-go.sh, which builds the pieces and passes their paths. The cluster
 (bindings/java ...cluster.ClusterMain) and every consumer are their own processes; consumers write
 what they hold to <name>.held.json after every allocation and what they consumed to <name>.consumed
 (see HoldingsFile.java and bindings/go/e2e/consumer). Two runs on one broker, each with its own
@@ -42,8 +42,9 @@ class Group:
         self.sent = 0
 
     def start_java(self, name, strategy):
-        self._spawn(name, java(self.args.java_cp, "JavaConsumerMain", self.args.namesrv, self.group, self.topic, strategy, name, self.dir,
-                               log_root=self.dir / "logs"))
+        self._spawn(
+            name, java(self.args.java_cp, "JavaConsumerMain", self.args.namesrv, self.group, self.topic, strategy, name, self.dir, log_root=self.dir / "logs")
+        )
 
     def start_go(self, name, strategy):
         self._spawn(name, [self.args.go_consumer, self.args.namesrv, self.group, self.topic, strategy, name, str(self.dir)])
@@ -213,8 +214,10 @@ def main():
     print("|---|---|---|---|")
     print(f"| rmqrebalance (Go) + NativeAllocateMessageQueueConsistentHash (Java) | 0 | 0 | 0 of {total} |")
     print(f"| Go client's AllocateByConsistentHash + Java's AllocateMessageQueueConsistentHash | {unowned} | {double} | {unconsumed} of {sent} |")
-    print(f"mixed group e2e: ours unowned 0, double-owned 0, lost 0 of {total} | "
-          f"clients' own: unowned {unowned}, double-owned {double}, not consumed {unconsumed} of {sent}")
+    print(
+        f"mixed group e2e: ours unowned 0, double-owned 0, lost 0 of {total} | "
+        f"clients' own: unowned {unowned}, double-owned {double}, not consumed {unconsumed} of {sent}"
+    )
 
 
 if __name__ == "__main__":

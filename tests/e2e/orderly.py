@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Orderly consumption on a real NameServer and Broker, with processes leaving, dying and joining.
 
-Driven by scripts/e2e-orderly.sh. One cluster process (ClusterMain, which also watches each group's
+Driven by scripts/e2e/orderly.sh. One cluster process (ClusterMain, which also watches each group's
 committed offsets on the broker for moves backwards), and two runs side by side on it, each with
 its own 8-queue topic, group, producer and 4 consumer processes (OrderlyConsumerMain):
 
@@ -57,8 +57,9 @@ class Run:
         print(f"  [{self.name}] {text}", flush=True)
 
     def start_consumer(self, c):
-        self.procs.spawn(c, java(self.args.java_cp, "OrderlyConsumerMain", self.args.namesrv, self.group, self.topic, self.kind, c, self.dir,
-                                 log_root=self.dir / "logs"))
+        self.procs.spawn(
+            c, java(self.args.java_cp, "OrderlyConsumerMain", self.args.namesrv, self.group, self.topic, self.kind, c, self.dir, log_root=self.dir / "logs")
+        )
 
     def calls(self, c):
         f = self.dir / (c + ".calls")
@@ -77,8 +78,20 @@ class Run:
 
     def timeline(self):
         producer_stop = self.dir / "producer.stop"
-        self.procs.spawn("producer", java(self.args.java_cp, "OrderlyProducerMain", self.args.namesrv, self.topic, KEYS, RATE, self.dir / "sent",
-                                          producer_stop, log_root=self.dir / "logs"))
+        self.procs.spawn(
+            "producer",
+            java(
+                self.args.java_cp,
+                "OrderlyProducerMain",
+                self.args.namesrv,
+                self.topic,
+                KEYS,
+                RATE,
+                self.dir / "sent",
+                producer_stop,
+                log_root=self.dir / "logs",
+            ),
+        )
         for c in ("c1", "c2", "c3"):
             self.start_consumer(c)
         took = wait_for("c1, c2 and c3 to consume", lambda: all(self.ended_calls(c) for c in ("c1", "c2", "c3")), 180, self.procs)
@@ -143,8 +156,8 @@ class Run:
         overlaps = 0
         for calls in intervals.values():
             calls.sort()
-            for i, (s1, e1, c1) in enumerate(calls):
-                for s2, e2, c2 in calls[i + 1:]:
+            for i, (_, e1, c1) in enumerate(calls):
+                for s2, _, c2 in calls[i + 1 :]:
                     if s2 >= e1:
                         break
                     if c1 != c2:
@@ -185,7 +198,9 @@ def main():
         cluster.stop()
     engine, stock = runs
     print()
-    print("| orderly, 8 queues, 4 processes: join during a 70 s call, kill -9 during a call, graceful leave | overlapping calls | lost | order violations | offset regressions | delivered again |")
+    print(
+        "| orderly, 8 queues, 4 processes: join during a 70 s call, kill -9 during a call, graceful leave | overlapping calls | lost | order violations | offset regressions | delivered again |"
+    )
     print("|---|---|---|---|---|---|")
     for r, label in ((engine, "SafeOrderlyConsumer (the engine, safe)"), (stock, "DefaultMQPushConsumer + MessageListenerOrderly")):
         o, lost, v, reg, dup = r.result

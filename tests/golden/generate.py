@@ -10,14 +10,15 @@ agree, and a change to the algorithm shows up as a failing test rather than as a
 clients of two versions silently disagree. Regenerate only on purpose, with a new algorithm
 version in docs/balanced-sticky.md.
 """
+
 import json
 import random
 import subprocess
 import sys
 
 SEED = 20261130
-TOPICS = ["T", "Orders", "Pay\u00f8", "T\U0001F600", "%RETRY%G", "Audit", "Mail"]
-BROKERS = ["broker-a", "broker-b", "hz@b1", "x-\U0001F600"]
+TOPICS = ["T", "Orders", "Pay\u00f8", "T\U0001f600", "%RETRY%G", "Audit", "Mail"]
+BROKERS = ["broker-a", "broker-b", "hz@b1", "x-\U0001f600"]
 
 
 def stable(key, client_id):
@@ -51,8 +52,15 @@ def case(rng, n):
     current = "" if roll < 0.02 else "absent@1" if roll < 0.07 else rng.choice(ids)
     if not queues:
         queues = None if rng.random() < 0.5 else []
-    return {"id": f"balanced_sticky-{n}", "strategy": "balanced_sticky", "group": "GID_golden", "current": current,
-            "mq_all": queues, "cid_all": ids, "params": params}
+    return {
+        "id": f"balanced_sticky-{n}",
+        "strategy": "balanced_sticky",
+        "group": "GID_golden",
+        "current": current,
+        "mq_all": queues,
+        "cid_all": ids,
+        "params": params,
+    }
 
 
 def main():

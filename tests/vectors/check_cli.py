@@ -8,6 +8,7 @@ committed vectors); "expected" is removed before the CLI sees a case. Results mu
 must name the same exception class and, for IllegalArgumentException, the same message (a
 NullPointerException's message is the JVM's own wording, JEP 358). Exit 1 on any difference.
 """
+
 import json
 import subprocess
 import sys

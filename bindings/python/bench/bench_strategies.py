@@ -16,6 +16,7 @@ import bisect
 import hashlib
 import sys
 import timeit
+from functools import partial
 from typing import Callable, Dict, List, Sequence, Tuple
 
 import rocketmq_rebalance as rr
@@ -162,8 +163,9 @@ def main() -> None:
             current = cids[m // 2]
             assert strategy.allocate("g", current, mqs, cids) == py_impl("g", current, mqs, cids), f"{name} disagrees at {n}x{m}"
             budget = 0.5 if n < 100_000 else 3.0
-            t_py = best(lambda: py_impl("g", current, mqs, cids), budget)
-            t_rs = best(lambda: strategy.allocate("g", current, mqs, cids), budget)
+            # partial binds this iteration's values (a closure would read the loop variables late).
+            t_py = best(partial(py_impl, "g", current, mqs, cids), budget)
+            t_rs = best(partial(strategy.allocate, "g", current, mqs, cids), budget)
             print(f"| {n}x{m} | {name} | {t_py * 1e6:,.1f} us | {t_rs * 1e6:,.1f} us | {t_py / t_rs:,.1f}x |", flush=True)
         cold_route(n, m)
 

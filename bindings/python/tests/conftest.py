@@ -1,6 +1,6 @@
 import json
 import pathlib
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, List
 
 import pytest
 

@@ -12,7 +12,7 @@ def test_shared_strategies_across_threads() -> None:
     for strategy in (rr.Averagely(), rr.AveragelyByCircle(), rr.ConsistentHash(), rr.MachineRoomNearby(rr.Averagely(), rr.SeparatorResolver())):
         alone = {cid: strategy.allocate("g", cid, mqs, ids) for cid in ids}
         with ThreadPoolExecutor(max_workers=8) as pool:
-            together = list(pool.map(lambda cid: (cid, strategy.allocate("g", cid, mqs, ids)), ids * 8))
+            together = list(pool.map(lambda cid, s=strategy: (cid, s.allocate("g", cid, mqs, ids)), ids * 8))
         assert all(alone[cid] == got for cid, got in together), strategy.name
 
 
@@ -21,7 +21,9 @@ def test_a_shared_rebalancer_serialises_calls() -> None:
 
     class Host:
         def __getattr__(self, name: str):  # every callback: answer something harmless
-            return {"lock": lambda b, q: q, "read_offset": lambda q, s: 0, "max_offset": lambda q: 0, "try_consume_lock": lambda q, g, w: True}.get(name, lambda *a: None)
+            return {"lock": lambda b, q: q, "read_offset": lambda q, s: 0, "max_offset": lambda q: 0, "try_consume_lock": lambda q, g, w: True}.get(
+                name, lambda *a: None
+            )
 
     mqs = [rr.MessageQueue("T", "b", i) for i in range(50)]
     with ThreadPoolExecutor(max_workers=8) as pool:

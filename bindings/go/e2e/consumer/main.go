@@ -1,5 +1,5 @@
 // Command consumer is one rocketmq-client-go push consumer as its own process, for the
-// mixed-language group test (scripts/e2e-mixed-go.sh):
+// mixed-language group test (scripts/e2e/mixed-go.sh):
 //
 //	consumer <namesrv> <group> <topic> ours|goclient <name> <state-dir>
 //

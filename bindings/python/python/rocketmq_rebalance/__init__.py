@@ -13,7 +13,7 @@ find its own share. This package gives Python clients the Java client's strategi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple
 
 from . import _native
 from ._engine import (

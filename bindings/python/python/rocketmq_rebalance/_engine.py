@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, cast
+from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple
 
 from typing import Protocol
 
@@ -117,8 +117,7 @@ class RoundReport:
             balanced=raw["balanced"],
             allocation=[_mq(q) for q in raw["allocation"]],
             released=[
-                Released(_mq(r["queue"]), r["generation"], r["reason"], r["forced"], r["persist_failed"], r["lock_lost"], r["gave_up"])
-                for r in raw["released"]
+                Released(_mq(r["queue"]), r["generation"], r["reason"], r["forced"], r["persist_failed"], r["lock_lost"], r["gave_up"]) for r in raw["released"]
             ],
             deferred=[Deferred(_mq(d["queue"]), d["generation"], *_kind(d["reason"]), d["waiting_ms"]) for d in raw["deferred"]],
             acquired=[Acquired(_mq(a["queue"]), a["generation"], a["start_offset"]) for a in raw["acquired"]],

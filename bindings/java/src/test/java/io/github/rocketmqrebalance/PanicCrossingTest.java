@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A panic in the native library reaches Java as {@code java.lang.Error} with the panic's message,
  * never as a crashed JVM, and the library keeps working. Needs the panic-probe build, which
- * scripts/test-java.sh always passes (the test is skipped only when run by hand without it).
+ * scripts/stages/java.sh always passes (the test is skipped only when run by hand without it).
  */
 class PanicCrossingTest {
     @BeforeAll

@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * One member's allocation: each native class against its Java original, same JVM, same inputs
- * (sorted lists, as RebalanceImpl passes them). Run with scripts/bench-java.sh.
+ * (sorted lists, as RebalanceImpl passes them). Run with scripts/bench/java.sh.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -21,7 +21,7 @@ import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageExt;
 
 /**
- * One orderly consumer process for scripts/e2e-orderly.sh:
+ * One orderly consumer process for scripts/e2e/orderly.sh:
  * {@code OrderlyConsumerMain <namesrv> <group> <topic> safe|java|stock <name> <state-dir>}.
  * {@code safe} and {@code java} are {@link SafeOrderlyConsumer} with those semantics, {@code stock}
  * is {@code DefaultMQPushConsumer} with {@code MessageListenerOrderly} (Java's own RebalanceImpl).

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
  * SafeOrderlyConsumer on a real NameServer and Broker in this JVM (under -Xcheck:jni with the rest):
  * two consumers of one group share an 8-queue topic, one shuts down, a third joins; every message
  * is consumed, each key's sequence in order within a consumer, and no queue is ever inside two
- * listeners at once. The multi-process version with kills is scripts/e2e-orderly.sh.
+ * listeners at once. The multi-process version with kills is scripts/e2e/orderly.sh.
  */
 @Timeout(300)
 class SafeOrderlyConsumerTest {

@@ -1,11 +1,12 @@
 """The README's quick starts are the files the tests build and run.
 
-usage: python3 scripts/check_readme_examples.py            (from the repository root) checks that
+usage: python3 scripts/docs/check_readme_examples.py            (from the repository root) checks that
          the C block is examples/c/allocate.c and every line of the Java block is in
          examples/java/src/main/java/example/AllocateExample.java;
-       python3 scripts/check_readme_examples.py --print-block HEADING LANG
+       python3 scripts/docs/check_readme_examples.py --print-block HEADING LANG
          prints the first ```LANG block under that heading (the tests run it as written).
 """
+
 import re
 import sys
 

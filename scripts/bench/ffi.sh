@@ -2,9 +2,9 @@
 # FFI overhead: one-member allocation through the C API (ffi/bench/bench_allocate.c) against the
 # same call on the Rust API (core/examples/bench_allocate.rs), both release builds, alternated
 # ROUNDS times in one run; prints the median ns per call of each and their ratio.
-# Usage: scripts/bench-ffi.sh [ROUNDS=5] [ITERATIONS=2000000]
+# Usage: scripts/bench/ffi.sh [ROUNDS=5] [ITERATIONS=2000000]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rounds=${1:-5}
 iterations=${2:-2000000}
 prefix=$PWD/target/c-prefix
@@ -18,4 +18,4 @@ for _ in $(seq "$rounds"); do
   target/bench_allocate_c "$iterations" >> "$log"
   target/release/examples/bench_allocate "$iterations" >> "$log"
 done
-python3 scripts/bench_ffi_table.py "$log"
+python3 scripts/bench/ffi_table.py "$log"

@@ -4,7 +4,7 @@
 # jar's expected file names must say the same. (The Python wheel takes the crate's version through
 # maturin, so inheriting it is enough.)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 IFS=. read -r major minor patch <<< "$version"
 bad=0
@@ -20,7 +20,7 @@ header=include/rocketmq_rebalance.h
 for part in MAJOR:"$major" MINOR:"$minor" PATCH:"$patch"; do
   grep -qx "#define RMQ_VERSION_${part%%:*} ${part#*:}" "$header" || fail "$header RMQ_VERSION_${part%%:*} is not ${part#*:}"
 done
-grep -q "rocketmq-rebalance-$version.jar" scripts/test-java.sh || fail "scripts/test-java.sh expects another jar version"
+grep -q "rocketmq-rebalance-$version.jar" scripts/stages/java.sh || fail "scripts/stages/java.sh expects another jar version"
 grep -qx "const Version = \"$version\"" bindings/go/version.go || fail "bindings/go/version.go says another version"
 grep -q "<version>$version</version>" examples/java/pom.xml || fail "examples/java/pom.xml depends on another version of the jar"
 [[ $bad == 0 ]] && echo "versions agree: $version (Cargo, every crate, Python, Maven, C header, jar, Go, examples)"

@@ -2,13 +2,17 @@
 
 usage: python3 surefire_summary.py   (from bindings/java)
 """
-import glob, re
+
+import glob
+import re
+
 total = failed = 0
 for f in glob.glob("target/surefire-reports/TEST-*.xml"):
     head = open(f).read(2000)
     m = re.search(r'tests="(\d+)" errors="(\d+)" skipped="(\d+)" failures="(\d+)"', head)
     if m:
         t, e, s, fl = map(int, m.groups())
-        total += t; failed += e + fl
+        total += t
+        failed += e + fl
         print(f"  {f.split('TEST-')[1][:-4]}: {t} tests, {e + fl} failed")
 print(f"  {total} tests, {failed} failed")

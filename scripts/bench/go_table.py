@@ -1,7 +1,8 @@
 """Reads `go test -bench` output of bindings/go on stdin; prints medians and ratios as a table.
 
-usage: scripts/bench-go.sh   (which pipes the benchmark run into this)
+usage: scripts/bench/go.sh   (which pipes the benchmark run into this)
 """
+
 import re
 import statistics
 import sys

@@ -2,8 +2,9 @@
 #anchor at a heading of that file (GitHub's anchor rules). Links outside the repository are
 refused: the docs must stand on their own.
 
-usage: python3 scripts/check_links.py   (from the repository root)
+usage: python3 scripts/docs/check_links.py   (from the repository root)
 """
+
 import glob
 import os
 import re

@@ -1,8 +1,11 @@
-"""The JMH table of scripts/bench-java.sh: the Java original against the native strategies.
+"""The JMH table of scripts/bench/java.sh: the Java original against the native strategies.
 
-usage: python3 scripts/bench_java_table.py JMH_JSON
+usage: python3 scripts/bench/java_table.py JMH_JSON
 """
-import json, sys
+
+import json
+import sys
+
 rows = {}
 for r in json.load(open(sys.argv[1])):
     p = r["params"]

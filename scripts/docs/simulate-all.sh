@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every shipped simulator scenario over SEEDS seeds (default 10000) in safe and java
 # semantics, keeps the JSON summaries in target/sim-results/, and prints the table of docs/simulator.md.
-#   scripts/simulate-all.sh [SEEDS]
+#   scripts/docs/simulate-all.sh [SEEDS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 seeds=${1:-10000}
 out=target/sim-results
 mkdir -p "$out"
@@ -19,5 +19,5 @@ for scenario in "${scenarios[@]}"; do
     fi
   done
 done
-python3 scripts/sim-table.py "$out" "${scenarios[@]}"
+python3 scripts/docs/sim_table.py "$out" "${scenarios[@]}"
 exit $status

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The C ABI, end to end: header regeneration, exported symbols, the C11 tests (plain, under
-# ASan+UBSan, under valgrind memcheck), the GoogleTest tests of the C++ wrapper, and the
-# README's C and C++ examples built with pkg-config and CMake against an installed copy.
-# Called by scripts/test-all.sh; runs alone too.
+# Stage of the test command (scripts/test-all.sh): the C ABI and the C++ wrapper, with sanitizers and valgrind.
+# The C ABI end to end: header regeneration, exported symbols, the C11 tests
+# (plain, ASan+UBSan, valgrind), the GoogleTest tests of the C++ wrapper, and the README's C and
+# C++ examples built with pkg-config and CMake against an installed copy.
+# Runs alone too: scripts/test-all.sh --only c, or this file. RMQ_SEED replays random inputs.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 out=target/c-tests
 prefix=$root/target/c-prefix
@@ -16,7 +17,7 @@ cflags=(-std=c11 -Wall -Wextra -Wpedantic -Werror -g -I"$prefix/include" -DEXPEC
 libs=(-L"$prefix/lib" -lrocketmq_rebalance -lpthread -Wl,-rpath,"$prefix/lib")
 
 echo "-- header: regenerate with the pinned cbindgen and compare"
-scripts/gen-header.sh --check
+scripts/lib/gen-header.sh --check
 
 echo "-- a panic reaching C: the test-only panic-probe build (kept apart, never installed)"
 probe=$out/panic-probe
@@ -80,7 +81,7 @@ vg=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite,
 "${vg[@]}" "$out/test_vectors" "$out/vectors.txt"
 
 echo "-- the README's C block is examples/c/allocate.c"
-python3 scripts/check_readme_examples.py
+python3 scripts/docs/check_readme_examples.py
 
 echo "-- the README's C and C++ quick start, run as written (HOME in a scratch folder, so PREFIX is fresh)"
 # The block builds ./allocate, ./allocate_static and build-example/ in the project root (as a user
@@ -88,7 +89,7 @@ echo "-- the README's C and C++ quick start, run as written (HOME in a scratch f
 readme_out=(allocate allocate_static build-example)
 trap 'rm -rf "${readme_out[@]}"' EXIT
 rm -rf "${readme_out[@]}"
-block=$(python3 scripts/check_readme_examples.py --print-block "## Quick start: C and C++" sh)
+block=$(python3 scripts/docs/check_readme_examples.py --print-block "## Quick start: C and C++" sh)
 scratch_home=$root/$out/readme-home
 rm -rf "$scratch_home" && mkdir -p "$scratch_home"
 # cargo and rustup find their homes through these when HOME moves.

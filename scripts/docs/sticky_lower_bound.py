@@ -25,7 +25,7 @@ Last, the price of pairing (`pairing_optimum`): with one topic of K queues held 
 U members, the fewest queues any function of the holders moves per swap of one holder for another
 (at least the leaving holder's queue), against BALANCED_STICKY's on the same swaps.
 
-    python3 scripts/sticky_lower_bound.py [CLI]     (CLI default: target/release/rmq-rebalance)
+    python3 scripts/docs/sticky_lower_bound.py [CLI]     (CLI default: target/release/rmq-rebalance)
 
 PuLP and NumPy are installed into target/lower-bound-venv on first use. About five minutes, most
 of it the universe of 6 members and the pairings of 3 and 4 queues among 6. Not listed because
@@ -34,6 +34,7 @@ members with three one-queue topics (40 minutes: the best function found 1.55x, 
 proven; the counting bound says 1.48x), and the pairing of 4 queues among 7 (5 minutes, best found
 1.72 per swap).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -279,7 +280,9 @@ def pairing_ours(cli: str, k: int, u: int) -> int:
 
 def main() -> None:
     cli = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "target" / "release" / "rmq-rebalance")
-    print("| members | topic sizes | transitions | best stateless: moved per direction | its join / leave bound | its ratio | hard lower bound on the ratio | BALANCED_STICKY moved | its ratio |")
+    print(
+        "| members | topic sizes | transitions | best stateless: moved per direction | its join / leave bound | its ratio | hard lower bound on the ratio | BALANCED_STICKY moved | its ratio |"
+    )
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for u, sizes in UNIVERSES:
         transitions, _, moved, join_own, leave_own, join_max, leave_max = solve(u, sizes)
@@ -287,7 +290,10 @@ def main() -> None:
         hard = 2 * moved / (join_max + leave_max) if join_max + leave_max else float("inf")
         our_moved, our_join, our_leave = ours(cli, u, sizes, transitions)
         our_ratio = 2 * our_moved / (our_join + our_leave) if our_join + our_leave else float("inf")
-        print(f"| {u} | {sizes} | {len(transitions)} | {moved} | {join_own} / {leave_own} | {ratio:.2f}x | {hard:.2f}x | {our_moved} | {our_ratio:.2f}x |", flush=True)
+        print(
+            f"| {u} | {sizes} | {len(transitions)} | {moved} | {join_own} / {leave_own} | {ratio:.2f}x | {hard:.2f}x | {our_moved} | {our_ratio:.2f}x |",
+            flush=True,
+        )
         if set(sizes) == {1} or len(sizes) == 1:
             # The counting bound holds for every function, so for the best one found here too.
             bound = counting_bound(u, sum(sizes))

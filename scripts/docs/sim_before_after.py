@@ -5,9 +5,10 @@
 - the host's broker-restart signal (signal_broker_restarts = true vs false): orderly clashes and
   offset regressions attributed to a restarted broker's forgotten locks.
 
-usage: python3 scripts/sim_before_after.py [SEEDS]   (default 2000; run after a release build of
+usage: python3 scripts/docs/sim_before_after.py [SEEDS]   (default 2000; run after a release build of
 the CLI: cargo build --release -p rocketmq-rebalance-cli)
 """
+
 import json
 import pathlib
 import re
@@ -44,8 +45,10 @@ print("|---|---|---|---|---|")
 for name in ("default", "orderly-handoff", "chaos", "host-faults"):
     text = (scenarios / f"{name}.toml").read_text()
     on, off = run(text), run(with_timing(text, "deferred_retry_ms", "0"))
-    print(f"| {name} | {on['unowned_queue_ms'] / 1000:.0f} | {off['unowned_queue_ms'] / 1000:.0f} "
-          f"| {on['max_handoff_gap_ms'] / 1000:.0f} s | {off['max_handoff_gap_ms'] / 1000:.0f} s |")
+    print(
+        f"| {name} | {on['unowned_queue_ms'] / 1000:.0f} | {off['unowned_queue_ms'] / 1000:.0f} "
+        f"| {on['max_handoff_gap_ms'] / 1000:.0f} s | {off['max_handoff_gap_ms'] / 1000:.0f} s |"
+    )
 
 print()
 print(f"Broker-restart signal (locks_lost) ({seeds} seeds each, safe mode)")
@@ -54,5 +57,8 @@ print("|---|---|---|---|---|")
 for name in ("default", "chaos", "host-faults"):
     text = (scenarios / f"{name}.toml").read_text()
     on, off = run(text), run(with_top_level(text, "signal_broker_restarts", "false"))
-    total = lambda a: sum(a["violations"].values())
+
+    def total(a):
+        return sum(a["violations"].values())
+
     print(f"| {name} | {on['observed']['after_broker_lock_loss']} | {off['observed']['after_broker_lock_loss']} | {total(on)} | {total(off)} |")

@@ -3,7 +3,7 @@
 # target/tools on first use). `--check` fails, showing the difference, when the committed header
 # is not what the sources generate.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 CBINDGEN_VERSION=0.29.0
 TOOLS="$PWD/target/tools"
 CBINDGEN="$TOOLS/bin/cbindgen"
@@ -15,7 +15,7 @@ if [[ "${1:-}" == "--check" ]]; then
     fresh="$(mktemp)"
     trap 'rm -f "$fresh"' EXIT
     "$CBINDGEN" --quiet --config ffi/cbindgen.toml --crate rocketmq-rebalance-ffi --output "$fresh" ffi
-    diff -u "$HEADER" "$fresh" || { echo "$HEADER is stale: run scripts/gen-header.sh and commit it" >&2; exit 1; }
+    diff -u "$HEADER" "$fresh" || { echo "$HEADER is stale: run scripts/lib/gen-header.sh and commit it" >&2; exit 1; }
     echo "$HEADER is up to date (cbindgen $CBINDGEN_VERSION)"
 else
     "$CBINDGEN" --quiet --config ffi/cbindgen.toml --crate rocketmq-rebalance-ffi --output "$HEADER" ffi

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# The Java binding: builds the jar (cargo builds the JNI library inside Maven), runs the JUnit
-# suites with -Xcheck:jni against rocketmq-client 5.3.3 (differential, concurrency, loader, and
-# the real NameServer + Broker end to end) and 4.9.8 (differential, concurrency, loader), fails on
-# any JNI warning, and checks the jar's contents and bytecode level.
-# Called by scripts/test-all.sh; runs alone too. RMQ_SEED replays the random inputs.
+# Stage of the test command (scripts/test-all.sh): the JNI jar against rocketmq-client 5.3.3 and 4.9.8, under -Xcheck:jni.
+# The JNI jar against rocketmq-client 5.3.3 (with a real NameServer + Broker) and
+# 4.9.8, under -Xcheck:jni, failing on any JNI warning; the jar's contents and bytecode level.
+# Runs alone too: scripts/test-all.sh --only java, or this file. RMQ_SEED replays random inputs.
 set -euo pipefail
-cd "$(dirname "$0")/../bindings/java"
+cd "$(dirname "$0")/../../bindings/java"
 seed=${RMQ_SEED:-$(date +%s)}
 
 jni_warnings() {
@@ -17,7 +16,7 @@ jni_warnings() {
 }
 
 summary() {
-  python3 ../../scripts/surefire_summary.py
+  python3 ../../scripts/lib/surefire_summary.py
 }
 
 echo "-- the test-only panic-probe build of the JNI library, kept apart from the jar's"

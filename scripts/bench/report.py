@@ -4,6 +4,7 @@
 Run `cargo bench -p rocketmq-rebalance --bench strategies` first; every figure comes from that one
 run, and the ratios compare benchmarks measured side by side in it.
 """
+
 import json
 import pathlib
 import sys
@@ -45,7 +46,9 @@ for size in ["16x4", "1000x100", "100000x1000"]:
 
 # Consistent hash warm and cold against the single-stream MD5 of its keys, and the MD5 paths.
 print()
-print("| size (queues x ids) | one member, warm (same route) | group view, warm | route new to the instance (ring kept) | new ring and route | MD5 of keys, one stream | warm / MD5 | route new / MD5 |")
+print(
+    "| size (queues x ids) | one member, warm (same route) | group view, warm | route new to the instance (ring kept) | new ring and route | MD5 of keys, one stream | warm / MD5 | route new / MD5 |"
+)
 print("|---|---|---|---|---|---|---|---|")
 paths = {}
 for size in ["16x4", "1000x100", "100000x1000"]:

@@ -1,0 +1,27 @@
+# shellcheck shell=bash
+# What the real-broker drivers (scripts/e2e/*.sh) share; sourced, never run.
+
+# The classpath of the Java test processes (the jar's classes, the test classes, their
+# dependencies), built into the state folder $1.
+java_test_classpath() {
+  local state=$1
+  (cd bindings/java && mvn -B -q test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$state/classpath")
+  echo "$PWD/bindings/java/target/classes:$PWD/bindings/java/target/test-classes:$(cat "$state/classpath")"
+}
+
+# Runs a driver (the rest of the arguments) that writes its processes' logs under $2; on success
+# the state folder goes (kept with RMQ_KEEP_STATE=1), on failure the last $3 lines of each log
+# are printed and the folder is kept.
+run_driver() {
+  local name=$1 state=$2 lines=$3
+  shift 3
+  if "$@"; then
+    if [[ "${RMQ_KEEP_STATE:-0}" == 1 ]]; then echo "state kept in $state"; else rm -rf "$state"; fi
+    return 0
+  fi
+  echo "$name failed; logs in $state" >&2
+  for log in "$state"/cluster.log "$state"/*/*.log; do
+    [[ -f "$log" ]] && { echo "== $log"; tail -n "$lines" "$log"; }
+  done >&2
+  return 1
+}

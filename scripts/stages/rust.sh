@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Stage of the test command (scripts/test-all.sh): the pure-Rust crates' tests, and the vectors on every MD5 path.
+# Unit, conformance-vector, property, engine, simulator and CLI tests, then the
+# conformance vectors on every MD5 path the CPU has.
+# Runs alone too: scripts/test-all.sh --only rust, or this file. RMQ_SEED replays random inputs.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# The default members are the pure-Rust crates; the bindings are built and tested by their stages.
+cargo test --locked
+# The conformance vectors again on every other MD5 path this CPU can run (the run above used
+# the best one); the batch tests above already compared every path with scalar digests.
+for md5_path in $(cargo run --locked -q -p rocketmq-rebalance --example md5_paths); do
+  echo "conformance vectors on MD5 path $md5_path"
+  RMQ_REBALANCE_MD5=$md5_path cargo test --locked -q -p rocketmq-rebalance --test conformance
+done
