@@ -127,6 +127,59 @@ impl Error {
     pub fn java_exception(&self) -> &'static str {
         self.java_class().simple_name()
     }
+
+    /// The variant's name (`"EmptyCurrentId"`), as docs/errors.md lists it.
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Error::EmptyCurrentId => "EmptyCurrentId",
+            Error::EmptyQueueList => "EmptyQueueList",
+            Error::EmptyClientIdList => "EmptyClientIdList",
+            Error::IllegalVirtualNodeCount(_) => "IllegalVirtualNodeCount",
+            Error::NoMachineRoomForQueue(_) => "NoMachineRoomForQueue",
+            Error::NoMachineRoomForConsumer(_) => "NoMachineRoomForConsumer",
+            Error::ConsumeIdcsUnset => "ConsumeIdcsUnset",
+            Error::InnerResultNull(_) => "InnerResultNull",
+            Error::NoConfiguredQueues => "NoConfiguredQueues",
+            Error::UnknownStrategy { .. } => "UnknownStrategy",
+            Error::InvalidParameters { .. } => "InvalidParameters",
+            Error::Callback(_) => "Callback",
+            Error::InvalidConfiguration(_) => "InvalidConfiguration",
+            Error::ShutDown => "ShutDown",
+            Error::Reentrant => "Reentrant",
+            Error::TooLarge(_) => "TooLarge",
+        }
+    }
+
+    /// One error of every variant, for the tests that hold each binding's mapping and
+    /// docs/errors.md to the core (a new variant fails to compile here until it is added).
+    #[doc(hidden)]
+    pub fn examples() -> Vec<Error> {
+        let s = String::new;
+        let all = vec![
+            Error::EmptyCurrentId,
+            Error::EmptyQueueList,
+            Error::EmptyClientIdList,
+            Error::IllegalVirtualNodeCount(-1),
+            Error::NoMachineRoomForQueue(MessageQueue::new("T", "b", 0)),
+            Error::NoMachineRoomForConsumer(s()),
+            Error::ConsumeIdcsUnset,
+            Error::InnerResultNull(s()),
+            Error::NoConfiguredQueues,
+            Error::UnknownStrategy { name: s(), known: "" },
+            Error::InvalidParameters { strategy: s(), reason: s() },
+            Error::Callback(s()),
+            Error::InvalidConfiguration(s()),
+            Error::ShutDown,
+            Error::Reentrant,
+            Error::TooLarge(s()),
+        ];
+        // variant_name's match is exhaustive: every variant has a name, and each is listed once.
+        let mut names: Vec<&str> = all.iter().map(Error::variant_name).collect();
+        names.sort_unstable();
+        names.dedup();
+        debug_assert_eq!(names.len(), all.len());
+        all
+    }
 }
 
 #[cfg(test)]

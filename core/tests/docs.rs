@@ -77,3 +77,23 @@ fn timing_keys_and_defaults_are_stated_where_they_are_documented() {
         assert!(contract.contains(&format!("| `{key}` | {default} |")), "docs/host-contract.md lacks the row `{key}` | {default}");
     }
 }
+
+/// The cells of docs/errors.md's row for a core variant.
+fn error_row<'p>(page: &'p str, variant: &str) -> Option<Vec<&'p str>> {
+    let line = page.lines().find(|l| l.starts_with(&format!("| `{variant}` |")))?;
+    Some(line.trim_matches('|').split('|').map(|c| c.trim().trim_matches('`')).collect())
+}
+
+/// docs/errors.md has a row for every variant of the core's error, with the Java class the core
+/// names for it, and no row for a variant that does not exist.
+#[test]
+fn the_error_table_lists_every_variant_with_its_java_class() {
+    let page = page("errors.md");
+    let examples = rocketmq_rebalance::Error::examples();
+    for e in &examples {
+        let row = error_row(&page, e.variant_name()).unwrap_or_else(|| panic!("docs/errors.md has no row for Error::{}", e.variant_name()));
+        assert_eq!(row[1], e.java_exception(), "Error::{}'s Java class", e.variant_name());
+    }
+    let rows = page.lines().filter(|l| l.starts_with("| `") && l.split('|').nth(3).is_some_and(|c| c.contains("RMQ_RESULT_"))).count();
+    assert_eq!(rows, examples.len(), "docs/errors.md's core table has a row for a variant the core does not have");
+}

@@ -180,4 +180,28 @@ mod tests {
             }
         }
     }
+
+    /// The C name cbindgen gives a code (`RMQ_RESULT_` and the variant in upper snake case).
+    fn c_name(code: rmq_result) -> String {
+        let mut out = String::from("RMQ_RESULT_");
+        for (i, ch) in format!("{code:?}").chars().enumerate() {
+            if ch.is_uppercase() && i > 0 {
+                out.push('_');
+            }
+            out.push(ch.to_ascii_uppercase());
+        }
+        out
+    }
+
+    /// docs/errors.md's C column is the code each core error maps to.
+    #[test]
+    fn the_error_table_gives_each_core_error_its_code() {
+        let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/errors.md")).expect("docs/errors.md");
+        for e in Error::examples() {
+            let row = page.lines().find(|l| l.starts_with(&format!("| `{}` |", e.variant_name()))).expect("a row per core error");
+            let c = row.split('|').nth(3).unwrap().trim().trim_matches('`');
+            assert_eq!(c, c_name(rmq_result::code_of(&e)), "Error::{}", e.variant_name());
+        }
+        assert!(page.contains(&format!("`{}`", c_name(rmq_result::NullParameter))), "the name rule matches the header");
+    }
 }

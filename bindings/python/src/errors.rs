@@ -25,6 +25,12 @@ fn class_of(e: &Error) -> &'static str {
     }
 }
 
+/// (core variant, Python class) for one error of every variant: what the tests hold docs/errors.md to.
+#[pyfunction]
+pub fn error_classes() -> Vec<(&'static str, &'static str)> {
+    Error::examples().iter().map(|e| (e.variant_name(), class_of(e))).collect()
+}
+
 /// The Python exception for a core error, carrying Java's exception name as `java_exception`.
 pub fn to_py(py: Python<'_>, e: &Error) -> PyErr {
     let build = || -> PyResult<PyErr> {

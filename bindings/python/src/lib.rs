@@ -49,6 +49,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::PyRebalancer>()?;
     m.add_function(wrap_pyfunction!(report_names, m)?)?;
     m.add_function(wrap_pyfunction!(timing_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::error_classes, m)?)?;
     #[cfg(feature = "panic-probe")]
     m.add_function(wrap_pyfunction!(panic_probe, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

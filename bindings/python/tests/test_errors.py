@@ -1,10 +1,12 @@
 """Bad input gets a clear, typed error: never a bare Exception, never a crash."""
 
+import pathlib
 from typing import Any, List
 
 import pytest
 
 import rocketmq_rebalance as rr
+from rocketmq_rebalance import _native
 
 MQS = [rr.MessageQueue("T", "hz-b", i) for i in range(4)]
 
@@ -135,3 +137,15 @@ def test_consistent_hash_takes_the_packages_one_parameter_name() -> None:
     ids = ["a", "b", "c"]
     same = rr.strategy_from_config("consistent_hash", virtual_node_count=3)
     assert rr.ConsistentHash(virtual_node_count=3).allocate("g", "a", queues, ids) == same.allocate("g", "a", queues, ids)
+
+
+def test_the_error_table_names_each_core_errors_python_class(root: pathlib.Path) -> None:
+    rows = {}
+    for line in (root / "docs" / "errors.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip().strip("`") for c in line.strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 5:
+            rows[cells[0]] = cells[3]
+    classes = _native.error_classes()
+    assert {variant: rows.get(variant) for variant, _ in classes} == dict(classes)
+    for _, name in classes:
+        assert issubclass(getattr(rr, name), rr.RebalanceError), name
