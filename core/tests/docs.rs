@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 
 use rocketmq_rebalance::engine::*;
-use rocketmq_rebalance::MessageQueue;
 use serde_json::Value;
 
 fn page(name: &str) -> String {
@@ -32,28 +31,7 @@ fn keys(value: &Value, out: &mut BTreeSet<String>) {
 #[test]
 fn engine_json_page_names_every_key_and_reason() {
     let page = page("engine-json.md");
-    let q = MessageQueue::new("T", "b", 0);
-    let report = RoundReport {
-        topic: "T".into(),
-        skipped_round: Some(RoundSkipped::StrategyFailed("x".into())),
-        changed: true,
-        balanced: true,
-        allocation: vec![q.clone()],
-        released: vec![Released {
-            queue: q.clone(),
-            generation: 1,
-            reason: ReleaseReason::LockLost,
-            forced: false,
-            persist_failed: Some("x".into()),
-            lock_lost: true,
-            gave_up: false,
-        }],
-        deferred: vec![Deferred { queue: q.clone(), generation: 1, reason: DeferReason::PersistFailed("x".into()), waiting_ms: 1 }],
-        acquired: vec![Acquired { queue: q.clone(), generation: 1, start_offset: 0 }],
-        skipped: vec![Skipped { queue: q.clone(), reason: SkipReason::LockFailed("x".into()), lock_leaked: false }],
-        warnings: vec![Warning::CallbackFailed("x".into())],
-    };
-    let locks = LockReport { renewed: vec![q.clone()], lost: vec![q], warnings: vec![] };
+    let (report, locks) = (RoundReport::example(), LockReport::example());
     let config = RebalanceConfig::new("g", "c");
     let mut all = BTreeSet::new();
     for value in [serde_json::to_value(&report), serde_json::to_value(&locks), serde_json::to_value(config)] {

@@ -33,6 +33,20 @@ fn timing_defaults() -> Vec<(String, u64)> {
     rocketmq_rebalance::engine::Timing::default().entries()
 }
 
+/// The core's example reports (every field filled) as the native calls return them: a round
+/// report, a lock report and a queue state. The tests read them through the typed facade, which
+/// refuses a field it does not read.
+#[pyfunction]
+fn report_examples(py: Python<'_>) -> PyResult<(Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>)> {
+    use rocketmq_rebalance::engine::{LockReport, QueueState, RoundReport};
+    let convert = |e: pythonize::PythonizeError| pyo3::exceptions::PyRuntimeError::new_err(e.to_string());
+    Ok((
+        pythonize::pythonize(py, &RoundReport::example()).map_err(convert)?,
+        pythonize::pythonize(py, &LockReport::example()).map_err(convert)?,
+        pythonize::pythonize(py, &QueueState::example()).map_err(convert)?,
+    ))
+}
+
 /// Test only (feature `panic-probe`, never in a shipped wheel): panics with `message`, so a test
 /// can show a panic arriving in Python as an exception (PyO3's `PanicException`), not an abort.
 #[cfg(feature = "panic-probe")]
@@ -50,6 +64,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(report_names, m)?)?;
     m.add_function(wrap_pyfunction!(timing_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(errors::error_classes, m)?)?;
+    m.add_function(wrap_pyfunction!(report_examples, m)?)?;
     #[cfg(feature = "panic-probe")]
     m.add_function(wrap_pyfunction!(panic_probe, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -212,3 +212,17 @@ def test_consume_threads_never_wait_for_a_round_blocked_in_a_callback() -> None:
     assert timed_out == [False]
     # Queried while the round was marking QS[0] dropped: the state exists, it is not consumable.
     assert answers == (False, True, gen)
+
+
+def test_the_report_readers_read_every_field_the_core_reports_and_refuse_one_they_do_not() -> None:
+    round_raw, lock_raw, state_raw = _native.report_examples()
+    report = _engine.RoundReport._from_native(round_raw)
+    assert report.released[0].lock_lost and report.deferred[0].waiting_ms == 1 and report.skipped[0].detail == "x"
+    assert [w.kind for w in report.warnings] == ["callback_failed", "duplicate_client_ids"]
+    assert _engine.LockReport._from_native(lock_raw).warnings[0].detail == "x"
+    assert _engine.QueueState(**state_raw).deferred_since_ms == 5
+    for where in (round_raw, round_raw["released"][0], round_raw["deferred"][0], round_raw["acquired"][0], round_raw["skipped"][0], lock_raw):
+        where["added_in_rust"] = 1
+        with pytest.raises(RuntimeError, match="added_in_rust"):
+            _engine.RoundReport._from_native(round_raw) if where is not lock_raw else _engine.LockReport._from_native(lock_raw)
+        del where["added_in_rust"]

@@ -196,6 +196,38 @@ pub struct LockReport {
     pub warnings: Vec<Warning>,
 }
 
+impl RoundReport {
+    /// A report with every field and list filled (an element each), for the tests that hold the
+    /// bindings' report readers and docs/engine-json.md to the schema: a field added here shows in
+    /// them at once.
+    #[doc(hidden)]
+    pub fn example() -> Self {
+        let q = MessageQueue::new("T", "b", 0);
+        let x = || "x".to_string();
+        RoundReport {
+            topic: "T".into(),
+            skipped_round: Some(RoundSkipped::StrategyFailed(x())),
+            changed: true,
+            balanced: true,
+            allocation: vec![q.clone()],
+            released: vec![Released { persist_failed: Some(x()), lock_lost: true, ..Released::new(q.clone(), 1, ReleaseReason::LockLost) }],
+            deferred: vec![Deferred { queue: q.clone(), generation: 1, reason: DeferReason::PersistFailed(x()), waiting_ms: 1 }],
+            acquired: vec![Acquired { queue: q.clone(), generation: 1, start_offset: 0 }],
+            skipped: vec![Skipped { queue: q, reason: SkipReason::LockFailed(x()), lock_leaked: false }],
+            warnings: vec![Warning::CallbackFailed(x()), Warning::DuplicateClientIds(vec![x()])],
+        }
+    }
+}
+
+impl LockReport {
+    /// See [`RoundReport::example`].
+    #[doc(hidden)]
+    pub fn example() -> Self {
+        let q = MessageQueue::new("T", "b", 0);
+        LockReport { renewed: vec![q.clone()], lost: vec![q], warnings: vec![Warning::CallbackFailed("x".into())] }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,6 +34,15 @@ pub struct QueueState {
     pub deferred_since_ms: Option<u64>,
 }
 
+impl QueueState {
+    /// A state with every field set, for the tests of the bindings' readers (see
+    /// [`RoundReport::example`](super::RoundReport::example)).
+    #[doc(hidden)]
+    pub fn example() -> Self {
+        QueueState { generation: 1, dropped: true, locked: Some(true), last_lock_ms: 2, last_pull_ms: 3, try_unlock_times: 4, deferred_since_ms: Some(5) }
+    }
+}
+
 /// The facts a consume thread reads, shared between the table and the [`ConsumeView`].
 #[derive(Debug)]
 pub(crate) struct QueueFlags {

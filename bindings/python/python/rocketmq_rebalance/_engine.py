@@ -16,11 +16,21 @@ def _mq(raw: Any) -> MessageQueue:
     return MessageQueue(topic, broker, queue_id)
 
 
+def _only(raw: Dict[str, Any], *names: str) -> Dict[str, Any]:
+    """``raw``, checked to carry no field this package does not read. The wheel's Python and its
+    native library are one version, so a field that would be dropped here is a bug of this
+    package: it fails loudly (and the tests feed every field the core can report)."""
+    extra = set(raw) - set(names)
+    if extra:
+        raise RuntimeError(f"the native library reports {sorted(extra)}, which rocketmq_rebalance does not read: a field was added without its reader")
+    return raw
+
+
 def _kind(raw: Any) -> Tuple[Any, Optional[str]]:
     """Tagged enums arrive as a bare string or as {"kind": ..., "detail": ...}."""
     if isinstance(raw, str):
         return raw, None
-    detail = raw.get("detail")
+    detail = _only(raw, "kind", "detail").get("detail")
     return raw["kind"], None if detail is None else str(detail)
 
 
@@ -108,6 +118,7 @@ class RoundReport:
 
     @classmethod
     def _from_native(cls, raw: Dict[str, Any]) -> "RoundReport":
+        _only(raw, "topic", "skipped_round", "changed", "balanced", "allocation", "released", "deferred", "acquired", "skipped", "warnings")
         skipped_round, skipped_detail = _kind(raw["skipped_round"]) if raw["skipped_round"] is not None else (None, None)
         return cls(
             topic=raw["topic"],
@@ -117,11 +128,20 @@ class RoundReport:
             balanced=raw["balanced"],
             allocation=[_mq(q) for q in raw["allocation"]],
             released=[
-                Released(_mq(r["queue"]), r["generation"], r["reason"], r["forced"], r["persist_failed"], r["lock_lost"], r["gave_up"]) for r in raw["released"]
+                Released(_mq(r["queue"]), r["generation"], r["reason"], r["forced"], r["persist_failed"], r["lock_lost"], r["gave_up"])
+                for r in (_only(r, "queue", "generation", "reason", "forced", "persist_failed", "lock_lost", "gave_up") for r in raw["released"])
             ],
-            deferred=[Deferred(_mq(d["queue"]), d["generation"], *_kind(d["reason"]), d["waiting_ms"]) for d in raw["deferred"]],
-            acquired=[Acquired(_mq(a["queue"]), a["generation"], a["start_offset"]) for a in raw["acquired"]],
-            skipped=[Skipped(_mq(s["queue"]), *_kind(s["reason"]), s["lock_leaked"]) for s in raw["skipped"]],
+            deferred=[
+                Deferred(_mq(d["queue"]), d["generation"], *_kind(d["reason"]), d["waiting_ms"])
+                for d in (_only(d, "queue", "generation", "reason", "waiting_ms") for d in raw["deferred"])
+            ],
+            acquired=[
+                Acquired(_mq(a["queue"]), a["generation"], a["start_offset"])
+                for a in (_only(a, "queue", "generation", "start_offset") for a in raw["acquired"])
+            ],
+            skipped=[
+                Skipped(_mq(s["queue"]), *_kind(s["reason"]), s["lock_leaked"]) for s in (_only(s, "queue", "reason", "lock_leaked") for s in raw["skipped"])
+            ],
             warnings=[RoundWarning(*_kind(w)) for w in raw["warnings"]],
         )
 
@@ -137,6 +157,7 @@ class LockReport:
 
     @classmethod
     def _from_native(cls, raw: Dict[str, Any]) -> "LockReport":
+        _only(raw, "renewed", "lost", "warnings")
         return cls([_mq(q) for q in raw["renewed"]], [_mq(q) for q in raw["lost"]], [RoundWarning(*_kind(w)) for w in raw["warnings"]])
 
 

@@ -393,6 +393,21 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_held
     })
 }
 
+/// `String reportExample(int which)`: the core's example report with every field filled, as a
+/// call returns it (0: a round report, 1: a lock report, 2: `held`), so a Java test can check
+/// that the reader reads every field.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_reportExample<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>, which: jint) -> jstring {
+    use rocketmq_rebalance::engine::{LockReport, QueueState, RoundReport};
+    use rocketmq_rebalance::MessageQueue;
+    boundary(&mut env, std::ptr::null_mut(), |env| match which {
+        0 => json(env, &mut RoundReport::example()),
+        1 => json(env, &mut LockReport::example()),
+        2 => json(env, &mut vec![(MessageQueue::new("T", "b", 0), QueueState::example())]),
+        _ => Err(Failure::Argument(format!("no example {which}"))),
+    })
+}
+
 /// `String reasonNames()`: every reason and warning name the reports can carry, as JSON
 /// ({"release": [...], ...}), so a Java test can check its enums know each one.
 #[no_mangle]

@@ -47,4 +47,7 @@ final class EngineNative {
     static native String held(long id);
 
     static native String reasonNames();
+
+    /** The core's example reports, every field filled (0 round, 1 lock, 2 held): for the reader's tests. */
+    static native String reportExample(int which);
 }
