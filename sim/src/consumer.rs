@@ -118,6 +118,22 @@ pub struct SimHost<'a> {
     pub cut_off: bool,
 }
 
+impl<'a> SimHost<'a> {
+    /// The host of one engine call of the group whose local state these are (the one place a
+    /// host is made: every call site gives the same parts, and nothing is scheduled yet).
+    pub fn new(
+        world: &'a mut World,
+        offsets: &'a mut BTreeMap<MessageQueue, i64>,
+        pulls: &'a mut BTreeMap<MessageQueue, Pull>,
+        calls: &'a BTreeMap<MessageQueue, Call>,
+        client_id: &'a str,
+        instance: usize,
+        cut_off: bool,
+    ) -> Self {
+        SimHost { world, offsets, pulls, calls, client_id, instance, scheduled: None, cut_off }
+    }
+}
+
 impl SimHost<'_> {
     fn failed(broker: &str) -> HostError {
         HostError::new(format!("{broker}: call failed"))

@@ -33,16 +33,7 @@ impl Sim<'_> {
         process.leaving = true;
         let cut_off = process.cut_off(now);
         for g in &mut process.groups {
-            let mut host = SimHost {
-                world: &mut self.world,
-                offsets: &mut g.offsets,
-                pulls: &mut g.pulls,
-                calls: &g.calls,
-                client_id: &process.client_id,
-                instance,
-                scheduled: None,
-                cut_off,
-            };
+            let mut host = SimHost::new(&mut self.world, &mut g.offsets, &mut g.pulls, &g.calls, &process.client_id, instance, cut_off);
             let report = g.rebalancer.shutdown(&mut host);
             host.world.checks.summary.observed.deferred_releases += report.deferred.len() as u64;
         }
@@ -64,16 +55,7 @@ impl Sim<'_> {
             if g.rebalancer.held().next().is_none() {
                 continue;
             }
-            let mut host = SimHost {
-                world: &mut self.world,
-                offsets: &mut g.offsets,
-                pulls: &mut g.pulls,
-                calls: &g.calls,
-                client_id: &process.client_id,
-                instance,
-                scheduled: None,
-                cut_off,
-            };
+            let mut host = SimHost::new(&mut self.world, &mut g.offsets, &mut g.pulls, &g.calls, &process.client_id, instance, cut_off);
             if running && now >= g.next_lock {
                 if let Ok(report) = g.rebalancer.lock_all(now, &mut host) {
                     host.world.checks.note_lost(&report.lost, instance, now);
@@ -110,16 +92,7 @@ impl Sim<'_> {
                 if !g.rebalancer.config().orderly {
                     continue;
                 }
-                let mut host = SimHost {
-                    world: &mut self.world,
-                    offsets: &mut g.offsets,
-                    pulls: &mut g.pulls,
-                    calls: &g.calls,
-                    client_id: &process.client_id,
-                    instance: process.instance,
-                    scheduled: None,
-                    cut_off: false,
-                };
+                let mut host = SimHost::new(&mut self.world, &mut g.offsets, &mut g.pulls, &g.calls, &process.client_id, process.instance, false);
                 if let Ok(report) = g.rebalancer.locks_lost(&name, now, &mut host) {
                     host.world.checks.note_lost(&report.lost, process.instance, now);
                     let told: Vec<MessageQueue> = host.world.checks.lock_loss.keys().filter(|q| *q.broker_name == *name).cloned().collect();

@@ -314,16 +314,7 @@ impl Sim<'_> {
         let orderly = self.world.topics[g].orderly;
         let safe = self.semantics == Semantics::Safe;
 
-        let mut host = SimHost {
-            world: &mut self.world,
-            offsets: &mut group.offsets,
-            pulls: &mut group.pulls,
-            calls: &group.calls,
-            client_id: &client_id,
-            instance,
-            scheduled: None,
-            cut_off,
-        };
+        let mut host = SimHost::new(&mut self.world, &mut group.offsets, &mut group.pulls, &group.calls, &client_id, instance, cut_off);
         if let Some(ids) = ids {
             let topic = &host.world.topics[g];
             let queues = if cut_off { None } else { Some(topic.queues.clone()) };
