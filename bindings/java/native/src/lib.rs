@@ -1,4 +1,4 @@
-//! The JNI side of the Java strategies (`io.github.rocketmqrebalance.Native`).
+//! The JNI side of the Java strategies and engine (`io.github.rocketmqrebalance.internal.Native`).
 //!
 //! Marshalling is flat: queues cross as their distinct names plus `int` arrays (topic index,
 //! broker index, queue id), string lists as one joined string plus lengths, and the answer comes
@@ -35,14 +35,14 @@ const STRIDE_BITS: u32 = 21;
 
 /// `String Native.version()`: the library's version, to check against the jar's.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_Native_version<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>) -> jstring {
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_version<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>) -> jstring {
     boundary(&mut env, std::ptr::null_mut(), |env| Ok(env.new_string(env!("CARGO_PKG_VERSION"))?.into_raw()))
 }
 
 /// `int Native.register(String name, String paramsJson)`: the id of a strategy configuration
 /// (the names and parameters of `StrategyConfig`), built on first use.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_Native_register<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_register<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     name: JString<'l>,
@@ -57,7 +57,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_Native_register<'l>(
 /// `String Native.name(int strategy)`: the registered strategy's `getName()`, which for
 /// BALANCED_STICKY carries its parameters (`BALANCED_STICKY-host-weights:...`).
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_Native_name<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, strategy: jint) -> jstring {
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_name<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, strategy: jint) -> jstring {
     boundary(&mut env, std::ptr::null_mut(), |env| {
         let strategy = cache::strategy(strategy)?;
         Ok(env.new_string(strategy.name())?.into_raw())
@@ -70,7 +70,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_Native_name<'l>(mut env:
 /// when absent). The share is a stride, returned as `start | end << 21 | step << 42`: no array
 /// crosses the boundary. Sizes of 2^21 or more are refused (Java then takes no native path).
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_Native_allocateByCounts<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_allocateByCounts<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     strategy: jint,
@@ -97,7 +97,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_Native_allocateByCounts<
 /// registered strategy over the queue table and ids; positions into the table.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_github_rocketmqrebalance_Native_allocate<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_allocate<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     strategy: jint,

@@ -104,7 +104,7 @@ pub(crate) struct BridgeMethods {
 }
 
 /// The nested class a bridge throws for a callback that must stop the call (a `java.lang.Error`).
-const STOP_CLASS: &str = "io/github/rocketmqrebalance/engine/HostBridge$RoundStopped";
+const STOP_CLASS: &str = "io/github/rocketmqrebalance/internal/HostBridge$RoundStopped";
 
 impl BridgeMethods {
     /// Resolves every callback on `class`; a missing one is an `UnsatisfiedLinkError` naming it.

@@ -1,4 +1,4 @@
-//! The rebalance engine for the JVM (`io.github.rocketmqrebalance.engine.EngineNative`).
+//! The rebalance engine for the JVM (its natives are in `io.github.rocketmqrebalance.internal.Native`).
 //!
 //! A rebalancer lives in a registry here and Java holds its id (a `long`), never a pointer: a
 //! call with an id that was closed, or never existed, is an `IllegalStateException`, not a use
@@ -67,7 +67,7 @@ fn json<R: Serialize>(env: &mut JNIEnv, report: &mut R) -> Result<jstring, Failu
 /// `long create(String configJson, int strategy, Class<?> bridge)`: a new rebalancer for a
 /// registered strategy, whose host calls go to `bridge`'s methods (resolved here, once).
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_create<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_create<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     config: JString<'l>,
@@ -84,7 +84,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_crea
 
 /// `void close(long id)`: forgets the rebalancer (freed when a running call returns). Idempotent.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_close<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>, id: jlong) {
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_close<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>, id: jlong) {
     boundary(&mut env, (), |_| {
         registry::remove(id);
         Ok(())
@@ -93,7 +93,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_clos
 
 /// `void subscribe(long id, String topic, boolean subscribe)`.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_subscribe<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_subscribe<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     id: jlong,
@@ -108,7 +108,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_subs
 
 /// `String[] subscriptions(long id)`.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_subscriptions<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>, id: jlong) -> jobjectArray {
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_subscriptions<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>, id: jlong) -> jobjectArray {
     boundary(&mut env, std::ptr::null_mut(), |env| {
         let topics: Vec<String> = with_engine(id, |r| Ok(r.subscriptions().map(str::to_owned).collect()))?;
         let out = env.new_object_array(topics.len() as i32, "java/lang/String", JObject::null())?;
@@ -123,7 +123,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_subs
 
 /// `boolean isShutDown(long id)`.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_isShutDown<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>, id: jlong) -> jboolean {
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_isShutDown<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>, id: jlong) -> jboolean {
     boundary(&mut env, 0, |_| with_engine(id, |r| Ok(r.is_shut_down().into())))
 }
 
@@ -132,7 +132,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_isSh
 /// `clientIds` = ids unavailable.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_rebalanceTopic<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_rebalanceTopic<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     id: jlong,
@@ -159,7 +159,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_reba
 /// -1 is "unknown" (route or ids).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_rebalanceAll<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_rebalanceAll<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     id: jlong,
@@ -211,7 +211,7 @@ fn clock(now_ms: jlong) -> Result<u64, Failure> {
 
 /// `String lockAll(long id, long nowMs, HostBridge host)`.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_lockAll<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_lockAll<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     id: jlong,
@@ -227,7 +227,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_lock
 /// `String lockQueue(long id, String topic, String broker, int queueId, long nowMs, HostBridge host)`.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_lockQueue<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_lockQueue<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     id: jlong,
@@ -246,7 +246,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_lock
 
 /// `String locksLost(long id, String broker, long nowMs, HostBridge host)`.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_locksLost<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_locksLost<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     id: jlong,
@@ -264,7 +264,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_lock
 /// `String dropQueue(long id, String topic, String broker, int queueId, long nowMs, HostBridge host)`.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_dropQueue<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_dropQueue<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     id: jlong,
@@ -284,7 +284,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_drop
 /// `String shutdown(long id, long nowMs, HostBridge host)`: a negative `nowMs` uses the latest
 /// clock any call was given.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_shutdown<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_shutdown<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     id: jlong,
@@ -305,7 +305,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_shut
 /// `long[] startOffset(long id, String topic, String broker, int queueId, HostBridge host)`:
 /// {offset, 1 if it came from consume_from else 0}; a failing callback throws.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_startOffset<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_startOffset<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     id: jlong,
@@ -331,7 +331,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_star
 /// long nowMs)`: never waits for a running round.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_isConsumable<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_isConsumable<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     id: jlong,
@@ -351,7 +351,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_isCo
 /// nowMs)`: never waits for a running round.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_recordPull<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_recordPull<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     id: jlong,
@@ -370,7 +370,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_reco
 /// `long generation(long id, String topic, String broker, int queueId)`: -1 when not held; never
 /// waits for a running round.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_generation<'l>(
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_generation<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     id: jlong,
@@ -386,7 +386,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_gene
 
 /// `String held(long id)`: [[queue, state], ...] in Java order, as JSON.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_held<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>, id: jlong) -> jstring {
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_held<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>, id: jlong) -> jstring {
     boundary(&mut env, std::ptr::null_mut(), |env| {
         let mut held: Vec<_> = with_engine(id, |r| Ok(r.held().map(|(q, s)| (q.clone(), s)).collect()))?;
         json(env, &mut held)
@@ -397,7 +397,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_held
 /// call returns it (0: a round report, 1: a lock report, 2: `held`), so a Java test can check
 /// that the reader reads every field.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_reportExample<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>, which: jint) -> jstring {
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_reportExample<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>, which: jint) -> jstring {
     use rocketmq_rebalance::engine::{LockReport, QueueState, RoundReport};
     use rocketmq_rebalance::MessageQueue;
     boundary(&mut env, std::ptr::null_mut(), |env| match which {
@@ -411,7 +411,7 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_repo
 /// `String reasonNames()`: every reason and warning name the reports can carry, as JSON
 /// ({"release": [...], ...}), so a Java test can check its enums know each one.
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocketmqrebalance_engine_EngineNative_reasonNames<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>) -> jstring {
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_reasonNames<'l>(mut env: JNIEnv<'l>, _c: JClass<'l>) -> jstring {
     use rocketmq_rebalance::engine::{DeferReason, ReleaseReason, RoundSkipped, SkipReason};
     boundary(&mut env, std::ptr::null_mut(), |env| {
         let mut names = serde_json::json!({

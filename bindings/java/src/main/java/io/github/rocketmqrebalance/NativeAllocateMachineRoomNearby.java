@@ -14,11 +14,13 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * id, and grouping by room is a map lookup per answer: that part stays in Java, in the original's
  * own code (this class runs {@code AllocateMachineRoomNearby} around the inner strategy), so the
  * resolver is called exactly as before and its exceptions propagate unchanged. The work worth
- * moving is the inner strategy's: give a {@code Native*} inner strategy and it runs natively.
+ * moving is the inner strategy's: give a {@code Native*} inner strategy and it runs natively. It is
+ * not a {@link NativeStrategy}: its rooms come from a Java resolver, which the engine (computing in
+ * Rust) cannot call.
  * (Moving the grouping across JNI as well was measured: marshalling every room cost more than the
  * grouping itself, 3x the original at 1,000 queues.)
  */
-public class NativeAllocateMachineRoomNearby extends NativeStrategy {
+public class NativeAllocateMachineRoomNearby implements AllocateMessageQueueStrategy {
     private final AllocateMessageQueueStrategy allocateMessageQueueStrategy;
     private final AllocateMachineRoomNearby.MachineRoomResolver machineRoomResolver;
     private final AllocateMachineRoomNearby delegate;
@@ -47,15 +49,5 @@ public class NativeAllocateMachineRoomNearby extends NativeStrategy {
 
     public AllocateMachineRoomNearby.MachineRoomResolver getMachineRoomResolver() {
         return machineRoomResolver;
-    }
-
-    @Override
-    String configName() {
-        throw new UnsupportedOperationException("MACHINE_ROOM_NEARBY runs in Java around its inner strategy");
-    }
-
-    @Override
-    String configParams() {
-        throw new UnsupportedOperationException("MACHINE_ROOM_NEARBY runs in Java around its inner strategy");
     }
 }

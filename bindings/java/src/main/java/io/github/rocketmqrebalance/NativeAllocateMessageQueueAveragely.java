@@ -3,6 +3,9 @@ package io.github.rocketmqrebalance;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.rocketmqrebalance.internal.Native;
+import io.github.rocketmqrebalance.internal.Json;
+
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**

@@ -2,6 +2,8 @@ package io.github.rocketmqrebalance;
 
 import java.util.List;
 
+import io.github.rocketmqrebalance.internal.Json;
+
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /** {@code AllocateMessageQueueAveragelyByCircle} (AVG_BY_CIRCLE), computed by the Rust core. */

@@ -5,6 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.github.rocketmqrebalance.internal.Native;
+import io.github.rocketmqrebalance.internal.Json;
+
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**

@@ -2,14 +2,16 @@ package io.github.rocketmqrebalance;
 
 import java.util.List;
 
+import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
  * {@code AllocateMessageQueueByConfig} (CONFIG): every client gets the configured list, whatever
- * it is asked (null until set). There is nothing to compute, so nothing crosses to native code;
- * the class exists so every original has its drop-in.
+ * it is asked (null until set). There is nothing to compute, so nothing crosses to native code,
+ * and it is not a {@link NativeStrategy} (the engine cannot run it); the class exists so every
+ * original has its drop-in.
  */
-public class NativeAllocateMessageQueueByConfig extends NativeStrategy {
+public class NativeAllocateMessageQueueByConfig implements AllocateMessageQueueStrategy {
     private volatile List<MessageQueue> messageQueueList;
 
     @Override
@@ -28,16 +30,5 @@ public class NativeAllocateMessageQueueByConfig extends NativeStrategy {
 
     public void setMessageQueueList(List<MessageQueue> messageQueueList) {
         this.messageQueueList = messageQueueList;
-    }
-
-    @Override
-    String configName() {
-        return "by_config";
-    }
-
-    @Override
-    String configParams() {
-        // Only reachable inside MACHINE_ROOM_NEARBY, which runs the Java original for CONFIG.
-        throw new UnsupportedOperationException("CONFIG is answered in Java");
     }
 }

@@ -3,6 +3,8 @@ package io.github.rocketmqrebalance;
 import java.util.List;
 import java.util.Set;
 
+import io.github.rocketmqrebalance.internal.Json;
+
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**

@@ -2,6 +2,8 @@ package io.github.rocketmqrebalance;
 
 import java.util.List;
 
+import io.github.rocketmqrebalance.internal.Json;
+
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
@@ -19,11 +21,9 @@ public class NativeAllocateMessageQueueConsistentHash extends NativeStrategy {
 
     /** @throws IllegalArgumentException for a negative count, as the original does */
     public NativeAllocateMessageQueueConsistentHash(int virtualNodeCnt) {
-        if (virtualNodeCnt < 0) {
-            throw new IllegalArgumentException("illegal virtualNodeCnt :" + virtualNodeCnt);
-        }
         this.virtualNodeCnt = virtualNodeCnt;
         this.params = Json.object("virtual_node_count", virtualNodeCnt);
+        strategyId(); // the core checks the count (one rule for every binding) and throws as Java does
     }
 
     public int getVirtualNodeCnt() {

@@ -2,6 +2,8 @@ package io.github.rocketmqrebalance;
 
 import java.util.List;
 
+import io.github.rocketmqrebalance.internal.Native;
+
 import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.common.message.MessageQueue;
 
@@ -91,22 +93,5 @@ public abstract class NativeStrategy implements AllocateMessageQueueStrategy {
         int[] positions = Native.allocate(strategyId(), currentCID == null ? "" : currentCID, table.names.text, table.names.lengths,
             table.topics, table.brokers, table.ids, cids.text, cids.lengths);
         return table.select(positions, mqAll);
-    }
-
-    /**
-     * {@code AbstractAllocateMessageQueueStrategy.check}: the same exceptions; false when the
-     * current id is not listed (the original logs "[BUG]" and returns an empty list).
-     */
-    static boolean check(String currentCID, List<MessageQueue> mqAll, List<String> cidAll) {
-        if (currentCID == null || currentCID.isEmpty()) {
-            throw new IllegalArgumentException("currentCID is empty");
-        }
-        if (mqAll == null || mqAll.isEmpty()) {
-            throw new IllegalArgumentException("mqAll is null or mqAll empty");
-        }
-        if (cidAll == null || cidAll.isEmpty()) {
-            throw new IllegalArgumentException("cidAll is null or cidAll empty");
-        }
-        return cidAll.contains(currentCID);
     }
 }

@@ -172,6 +172,9 @@ class EndToEndTest {
         throw new AssertionError("group did not settle on the original's assignment: " + last);
     }
 
+    // The client id and the held queues are read through the client's deprecated internals: no
+    // public API gives them.
+    @SuppressWarnings("deprecation")
     private static String mismatch(Map<String, DefaultMQPushConsumer> consumers, String topic, AllocateMessageQueueStrategy original) {
         List<MessageQueue> all = new ArrayList<>();
         for (int i = 0; i < QUEUES; i++) {

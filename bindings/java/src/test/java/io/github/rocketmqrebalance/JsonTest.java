@@ -8,6 +8,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.rocketmqrebalance.internal.Json;
+
 import org.junit.jupiter.api.Test;
 
 /** The binding's JSON writer and reader: expected texts and values written by hand from RFC 8259. */

@@ -160,6 +160,8 @@ final class ConsumeLoop implements Runnable {
     }
 
     /** One listener call for {@code mq}, under its consume lock, if the engine still says so. */
+    // COMMIT is deprecated, but listeners written for it still return it: it is SUCCESS here.
+    @SuppressWarnings("deprecation")
     private void consume(MessageQueue mq, List<MessageExt> batch) throws Exception {
         Position p = positions.get(mq);
         Rebalancer r = rebalancer;

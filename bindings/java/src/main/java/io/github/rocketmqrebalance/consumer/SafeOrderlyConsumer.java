@@ -176,8 +176,7 @@ public class SafeOrderlyConsumer {
             new org.apache.rocketmq.remoting.netty.NettyRequestProcessor() {
                 @Override
                 public RemotingCommand processRequest(io.netty.channel.ChannelHandlerContext ctx, RemotingCommand request) throws Exception {
-                    NotifyConsumerIdsChangedRequestHeader header =
-                        (NotifyConsumerIdsChangedRequestHeader) request.decodeCommandCustomHeader(NotifyConsumerIdsChangedRequestHeader.class);
+                    NotifyConsumerIdsChangedRequestHeader header = request.decodeCommandCustomHeader(NotifyConsumerIdsChangedRequestHeader.class);
                     if (group.equals(header.getConsumerGroup())) {
                         schedule(SafeOrderlyConsumer.this::round, 0);
                     }

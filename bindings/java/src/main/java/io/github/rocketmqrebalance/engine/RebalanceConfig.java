@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
-import io.github.rocketmqrebalance.Json;
+import io.github.rocketmqrebalance.internal.Json;
 
 /**
  * A rebalancer's configuration: the consumer's settings and the Java client's timing constants.

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
+import io.github.rocketmqrebalance.internal.Native;
+import io.github.rocketmqrebalance.internal.HostBridge;
 import io.github.rocketmqrebalance.NativeStrategy;
 
 import org.apache.rocketmq.common.message.MessageQueue;
@@ -40,7 +42,7 @@ public final class Rebalancer implements AutoCloseable {
         }
         this.config = config;
         this.strategy = strategy;
-        this.id = EngineNative.create(config.toJson(), strategy.strategyId(), HostBridge.class);
+        this.id = Native.create(config.toJson(), strategy.strategyId(), HostBridge.class);
     }
 
     public RebalanceConfig config() {
@@ -52,20 +54,20 @@ public final class Rebalancer implements AutoCloseable {
     }
 
     public void subscribe(String topic) {
-        EngineNative.subscribe(id, topic, true);
+        Native.subscribe(id, topic, true);
     }
 
     /** The topic's queues are released at the next {@link #rebalanceAll}. */
     public void unsubscribe(String topic) {
-        EngineNative.subscribe(id, topic, false);
+        Native.subscribe(id, topic, false);
     }
 
     public List<String> subscriptions() {
-        return Arrays.asList(EngineNative.subscriptions(id));
+        return Arrays.asList(Native.subscriptions(id));
     }
 
     public boolean isShutDown() {
-        return EngineNative.isShutDown(id);
+        return Native.isShutDown(id);
     }
 
     /**
@@ -75,7 +77,7 @@ public final class Rebalancer implements AutoCloseable {
     public RoundReport rebalanceTopic(String topic, List<MessageQueue> queues, List<String> clientIds, long nowMs, RebalanceHost host) {
         Queues q = Queues.of(queues);
         String[] ids = clientIds == null ? null : clientIds.toArray(new String[0]);
-        return ReportReader.round(withHost(host, b -> EngineNative.rebalanceTopic(id, topic, q.topics, q.brokers, q.ids, ids, nowMs, b)));
+        return ReportReader.round(withHost(host, b -> Native.rebalanceTopic(id, topic, q.topics, q.brokers, q.ids, ids, nowMs, b)));
     }
 
     /** {@code doRebalance}: every subscribed topic (views by topic), then unsubscribed topics' queues released. */
@@ -98,33 +100,33 @@ public final class Rebalancer implements AutoCloseable {
         }
         Queues q = Queues.of(allQueues);
         String[] ids = allIds.toArray(new String[0]);
-        return ReportReader.rounds(withHost(host, b -> EngineNative.rebalanceAll(id, topics, queueCounts, q.topics, q.brokers, q.ids, idCounts, ids, nowMs, b)));
+        return ReportReader.rounds(withHost(host, b -> Native.rebalanceAll(id, topics, queueCounts, q.topics, q.brokers, q.ids, idCounts, ids, nowMs, b)));
     }
 
     /** Renews the broker locks of every held orderly queue ({@code lockAll}, every 20 s in Java). */
     public LockReport lockAll(long nowMs, RebalanceHost host) {
-        return ReportReader.lock(withHost(host, b -> EngineNative.lockAll(id, nowMs, b)));
+        return ReportReader.lock(withHost(host, b -> Native.lockAll(id, nowMs, b)));
     }
 
     /** {@code lockOneMQ}: the consume service found {@code mq} unlocked or expired. */
     public LockReport lockQueue(MessageQueue mq, long nowMs, RebalanceHost host) {
-        return ReportReader.lock(withHost(host, b -> EngineNative.lockQueue(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), nowMs, b)));
+        return ReportReader.lock(withHost(host, b -> Native.lockQueue(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), nowMs, b)));
     }
 
     /** Every lock on {@code broker} is gone (the broker restarted): those queues stop being consumable. */
     public LockReport locksLost(String broker, long nowMs, RebalanceHost host) {
-        return ReportReader.lock(withHost(host, b -> EngineNative.locksLost(id, broker, nowMs, b)));
+        return ReportReader.lock(withHost(host, b -> Native.locksLost(id, broker, nowMs, b)));
     }
 
     /** The queue's start offset, as a round computes it; a failing callback throws RuntimeException with its message. */
     public StartOffset startOffset(MessageQueue mq, RebalanceHost host) {
-        long[] start = withHost(host, b -> EngineNative.startOffset(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), b));
+        long[] start = withHost(host, b -> Native.startOffset(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), b));
         return new StartOffset(start[0], start[1] != 0);
     }
 
     /** Releases one queue now ({@code removeUnnecessaryMessageQueue}: offset illegal, offset reset). */
     public RoundReport dropQueue(MessageQueue mq, long nowMs, RebalanceHost host) {
-        return ReportReader.round(withHost(host, b -> EngineNative.dropQueue(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), nowMs, b)));
+        return ReportReader.round(withHost(host, b -> Native.dropQueue(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), nowMs, b)));
     }
 
     /**
@@ -145,34 +147,34 @@ public final class Rebalancer implements AutoCloseable {
     }
 
     private RoundReport shutdownAt(long nowMs, RebalanceHost host) {
-        return ReportReader.round(withHost(host, b -> EngineNative.shutdown(id, nowMs, b)));
+        return ReportReader.round(withHost(host, b -> Native.shutdown(id, nowMs, b)));
     }
 
     /** Whether a message of {@code mq} pulled for state {@code generation} may be consumed now. Never waits for a round. */
     public boolean isConsumable(MessageQueue mq, long generation, long nowMs) {
-        return EngineNative.isConsumable(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), generation, nowMs);
+        return Native.isConsumable(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), generation, nowMs);
     }
 
     /** Records a pull of state {@code generation}; false when that state is gone (stop pulling). Never waits for a round. */
     public boolean recordPull(MessageQueue mq, long generation, long nowMs) {
-        return EngineNative.recordPull(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), generation, nowMs);
+        return Native.recordPull(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), generation, nowMs);
     }
 
     /** The generation of the held state of {@code mq}, empty when not held. Never waits for a round. */
     public OptionalLong generation(MessageQueue mq) {
-        long g = EngineNative.generation(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId());
+        long g = Native.generation(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId());
         return g < 0 ? OptionalLong.empty() : OptionalLong.of(g);
     }
 
     /** Every held queue (dropped ones included until their release completes), in Java order. */
     public Map<MessageQueue, QueueState> held() {
-        return ReportReader.held(EngineNative.held(id));
+        return ReportReader.held(Native.held(id));
     }
 
     /** Frees the native engine; idempotent. A round running on another thread finishes first. */
     @Override
     public void close() {
-        EngineNative.close(id);
+        Native.close(id);
     }
 
     /** One engine call with a host: an Error a callback threw is rethrown once the engine has returned. */

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import io.github.rocketmqrebalance.Json;
+import io.github.rocketmqrebalance.internal.Json;
 
 import org.apache.rocketmq.common.message.MessageQueue;
 

@@ -36,6 +36,8 @@ public final class JavaConsumerMain {
     private JavaConsumerMain() {
     }
 
+    // The client id is read through the client's deprecated internals: no public API gives it.
+    @SuppressWarnings("deprecation")
     public static void main(String[] args) throws Exception {
         if (args.length != 6) {
             System.err.println("usage: JavaConsumerMain <namesrv> <group> <topic> native|original <name> <state-dir>");

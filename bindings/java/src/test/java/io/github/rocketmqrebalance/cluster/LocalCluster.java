@@ -186,7 +186,7 @@ public final class LocalCluster implements AutoCloseable {
 
     private static boolean free(int port) {
         try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            return true;
+            return s.isBound(); // bound here, and closed again at once
         } catch (IOException e) {
             return false;
         }

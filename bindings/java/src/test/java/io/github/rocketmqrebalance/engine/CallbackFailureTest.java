@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.rocketmqrebalance.internal.Native;
 import io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragely;
 
 import org.apache.rocketmq.common.message.MessageQueue;
@@ -62,7 +63,7 @@ class CallbackFailureTest {
     void aBridgeMissingACallbackFailsAtCreationNamingIt() {
         int strategy = new NativeAllocateMessageQueueAveragely().strategyId();
         String config = RebalanceConfig.builder("G", "c1").build().toJson();
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> EngineNative.create(config, strategy, Object.class));
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> Native.create(config, strategy, Object.class));
         assertTrue(e.getMessage().contains("no method lock(Ljava/lang/String;"), e.getMessage());
     }
 }

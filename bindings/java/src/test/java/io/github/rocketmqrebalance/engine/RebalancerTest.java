@@ -19,7 +19,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.github.rocketmqrebalance.Json;
+import io.github.rocketmqrebalance.internal.Native;
+import io.github.rocketmqrebalance.internal.Json;
 import io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragely;
 
 import org.apache.rocketmq.common.message.MessageQueue;
@@ -332,7 +333,7 @@ class RebalancerTest {
     void theEnumsKnowEveryReasonTheLibraryReports() {
         new NativeAllocateMessageQueueAveragely().strategyId(); // loads the library
         @SuppressWarnings("unchecked")
-        Map<String, Object> names = (Map<String, Object>) Json.read(EngineNative.reasonNames());
+        Map<String, Object> names = (Map<String, Object>) Json.read(Native.reasonNames());
         check(RoundReport.ReleaseReason.class, names.get("release"));
         check(RoundReport.DeferReason.class, names.get("defer"));
         check(RoundReport.SkipReason.class, names.get("skip"));

@@ -1,4 +1,4 @@
-package io.github.rocketmqrebalance;
+package io.github.rocketmqrebalance.internal;
 
 import java.util.ArrayList;
 import java.util.Collection;

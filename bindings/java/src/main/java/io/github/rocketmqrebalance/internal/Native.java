@@ -1,4 +1,4 @@
-package io.github.rocketmqrebalance;
+package io.github.rocketmqrebalance.internal;
 
 import java.io.File;
 import java.io.IOException;
@@ -10,7 +10,8 @@ import java.util.Locale;
 import java.util.Properties;
 
 /**
- * The native entry points, all in one place, and the loading of the library behind them.
+ * The native entry points, all in one place, and the loading of the library behind them. Internal:
+ * public only so that the strategies and the engine, in other packages, can call it; not API.
  *
  * <p>Loading, at first use: the path in the system property {@code rocketmq.rebalance.native.path}
  * if set; else {@code System.loadLibrary("rocketmq_rebalance_jni")}; else the copy inside this jar
@@ -18,10 +19,10 @@ import java.util.Properties;
  * file named with the version. Failing all three is an {@link UnsatisfiedLinkError} that says what
  * was tried.
  */
-final class Native {
-    static final String LIBRARY = "rocketmq_rebalance_jni";
-    static final String PATH_PROPERTY = "rocketmq.rebalance.native.path";
-    static final String VERSION = readVersion();
+public final class Native {
+    public static final String LIBRARY = "rocketmq_rebalance_jni";
+    public static final String PATH_PROPERTY = "rocketmq.rebalance.native.path";
+    public static final String VERSION = readVersion();
 
     static {
         load();
@@ -31,30 +32,75 @@ final class Native {
     }
 
     /** The native library's version (the Cargo version it was built from). */
-    static native String version();
+    public static native String version();
 
     /** The id of a strategy configuration (the core's name and JSON parameters), registered once. */
-    static native int register(String name, String paramsJson);
+    public static native int register(String name, String paramsJson);
 
     /** The registered strategy's name, as the core gives it (parameters included where they matter). */
-    static native String name(int strategy);
+    public static native String name(int strategy);
 
     /**
      * A registered count strategy (AVG or AVG_BY_CIRCLE, as the core decides): the share from the
      * sizes and the current id's index, as a stride {@code start | end << 21 | step << 42}. Sizes
      * must be below 2^21.
      */
-    static native long allocateByCounts(int strategy, boolean currentEmpty, int queues, int ids, int index);
+    public static native long allocateByCounts(int strategy, boolean currentEmpty, int queues, int ids, int index);
 
     /**
      * The registered strategy over a queue table and ids (string lists joined, with their lengths).
      * Returns positions into the table.
      */
-    static native int[] allocate(int strategy, String currentCid, String names, int[] nameLengths, int[] topicIndex,
+    public static native int[] allocate(int strategy, String currentCid, String names, int[] nameLengths, int[] topicIndex,
                                  int[] brokerIndex, int[] queueIds, String cids, int[] cidLengths);
 
+    // The rebalance engine (bindings/java/native/src/engine); reports return as the JSON of
+    // docs/engine-json.md. Every rebalancer is created with a NativeStrategy, whose registration
+    // has loaded the library.
+
+    public static native long create(String configJson, int strategy, Class<?> bridge);
+
+    public static native void close(long id);
+
+    public static native void subscribe(long id, String topic, boolean subscribe);
+
+    public static native String[] subscriptions(long id);
+
+    public static native boolean isShutDown(long id);
+
+    public static native String rebalanceTopic(long id, String topic, String[] topics, String[] brokers, int[] queueIds, String[] clientIds,
+                                        long nowMs, HostBridge host);
+
+    public static native String rebalanceAll(long id, String[] viewTopics, int[] queueCounts, String[] topics, String[] brokers, int[] queueIds,
+                                      int[] idCounts, String[] clientIds, long nowMs, HostBridge host);
+
+    public static native String lockAll(long id, long nowMs, HostBridge host);
+
+    public static native String lockQueue(long id, String topic, String broker, int queueId, long nowMs, HostBridge host);
+
+    public static native String locksLost(long id, String broker, long nowMs, HostBridge host);
+
+    public static native String dropQueue(long id, String topic, String broker, int queueId, long nowMs, HostBridge host);
+
+    public static native String shutdown(long id, long nowMs, HostBridge host);
+
+    public static native long[] startOffset(long id, String topic, String broker, int queueId, HostBridge host);
+
+    public static native boolean isConsumable(long id, String topic, String broker, int queueId, long generation, long nowMs);
+
+    public static native boolean recordPull(long id, String topic, String broker, int queueId, long generation, long nowMs);
+
+    public static native long generation(long id, String topic, String broker, int queueId);
+
+    public static native String held(long id);
+
+    public static native String reasonNames();
+
+    /** The core's example reports, every field filled (0 round, 1 lock, 2 held): for the reader's tests. */
+    public static native String reportExample(int which);
+
     private static String readVersion() {
-        try (InputStream in = Native.class.getResourceAsStream("version.properties")) {
+        try (InputStream in = Native.class.getResourceAsStream("/io/github/rocketmqrebalance/version.properties")) {
             Properties p = new Properties();
             if (in != null) {
                 p.load(in);
@@ -99,7 +145,7 @@ final class Native {
         }
     }
 
-    static String os() {
+    public static String os() {
         String name = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         if (name.contains("linux")) {
             return "linux";
@@ -110,7 +156,7 @@ final class Native {
         return name.contains("windows") ? "windows" : name.replace(' ', '_');
     }
 
-    static String arch() {
+    public static String arch() {
         String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
         return arch.equals("amd64") ? "x86_64" : arch.equals("arm64") ? "aarch64" : arch;
     }

@@ -1,4 +1,4 @@
-package io.github.rocketmqrebalance.engine;
+package io.github.rocketmqrebalance.internal;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,24 +8,27 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 
+import io.github.rocketmqrebalance.engine.RebalanceHost;
+
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
- * What the native engine calls during one call of {@link Rebalancer}: primitive-typed methods
+ * What the native engine calls during one call of a {@code Rebalancer} (internal: public only for
+ * the engine package): primitive-typed methods
  * (queues as their fields, lists as parallel arrays) over a {@link RebalanceHost}. A host
  * exception becomes a {@link HostCallbackFailure} whose message the engine records as the step's
  * failure (the engine names the method); a {@link java.lang.Error} becomes a {@link RoundStopped},
  * on which the engine stops the call (no later callback reaches the host), and is rethrown
  * afterwards. The native library resolves these methods once, when a rebalancer is created.
  */
-final class HostBridge {
+public final class HostBridge {
     /** {@link #readOffset}'s answer for "no committed offset". */
     static final long NOT_FOUND = Long.MIN_VALUE;
 
     private final RebalanceHost host;
     private Error fatal;
 
-    HostBridge(RebalanceHost host) {
+    public HostBridge(RebalanceHost host) {
         if (host == null) {
             throw new NullPointerException("host");
         }
@@ -33,7 +36,7 @@ final class HostBridge {
     }
 
     /** The Error a callback threw, if any: the caller rethrows it once the engine has returned. */
-    void rethrowFatal() {
+    public void rethrowFatal() {
         if (fatal != null) {
             throw fatal;
         }
