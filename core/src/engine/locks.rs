@@ -137,6 +137,7 @@ impl Rebalancer {
             self.table.remove(queue);
         }
         report.changed = !self.table.contains(queue);
+        self.retry_deferred_early(&report, host);
         report_callback_failures(host, &mut report.warnings);
         Ok(report)
     }

@@ -51,7 +51,8 @@
 //! 16. A release deferred for `release_give_up_ms` (a hung listener, an offset store that keeps
 //!     failing) is given up instead of renewing its lock forever; every round reports how long
 //!     each deferred release has waited.
-//! 17. A deferred release or a lost lock asks the host for an early round (`deferred_retry_ms`)
+//! 17. A deferred release (in a round, in the clean-up of unsubscribed topics or in `drop_queue`) or
+//!     a lost lock asks the host for an early round (`deferred_retry_ms`)
 //!     instead of waiting 20 s for the periodic one.
 //!
 //! Both modes report duplicate and missing client ids, iterate queues in sorted order (Java

@@ -101,12 +101,17 @@ impl Rebalancer {
         }
         let working: BTreeSet<&MessageQueue> = self.table.iter().filter(|(q, e)| &*q.topic == topic && !e.dropped()).map(|(q, _)| q).collect();
         report.balanced = !stand_down && working.len() == target.len() && target.iter().all(|q| working.contains(q));
-        // A release waits under the consume lock or for a retry: ask for the next round early
-        // rather than in 20 s, so the handoff completes sooner (fix 17).
+        self.retry_deferred_early(&report, host);
+        report
+    }
+
+    /// A release waits under the consume lock or for a retry: ask for the next round early rather
+    /// than in 20 s, so the handoff completes sooner (fix 17). Every call that can defer a release
+    /// (a round, the clean-up of unsubscribed topics, `drop_queue`) ends here.
+    pub(super) fn retry_deferred_early(&self, report: &RoundReport, host: &mut dyn Host) {
         if self.safe() && !report.deferred.is_empty() && self.config.timing.deferred_retry_ms > 0 {
             host.schedule_rebalance(self.config.timing.deferred_retry_ms);
         }
-        report
     }
 
     /// Sorts like `RebalanceImpl`, runs the strategy (unless a joint call already did), and notes
@@ -176,6 +181,9 @@ impl Rebalancer {
                 report.released.push(super::Released::new(queue, entry.generation(), ReleaseReason::Unsubscribed));
             }
         }
+        // Balanced only once every queue of the unsubscribed topics is gone.
+        report.balanced = report.deferred.is_empty();
+        self.retry_deferred_early(&report, host);
         report_callback_failures(host, &mut report.warnings);
         Some(report)
     }

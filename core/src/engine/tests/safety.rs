@@ -371,3 +371,29 @@ fn unknown_timing_keys_and_contradictions_are_named() {
     let err = Rebalancer::new(config, Arc::new(Averagely)).unwrap_err();
     assert!(matches!(err, crate::Error::InvalidConfiguration(ref why) if why.contains("broker_lock_expiry_ms")), "{err}");
 }
+
+// A release deferred outside a topic's round (the clean-up of an unsubscribed topic, a host's
+// `drop_queue`) asked for no early round, so the queue's next owner waited a whole period; and
+// the clean-up's report said balanced while a release was still pending.
+#[test]
+fn a_release_deferred_by_the_clean_up_or_drop_queue_asks_for_an_early_round() {
+    // c1 holds T (never subscribed, so rebalance_all cleans it up) while q0's listener runs.
+    let (mut r, mut host, qs) = orderly(Semantics::Safe, 2);
+    host.consuming.insert(qs[0].clone());
+    let reports = r.rebalance_all(&BTreeMap::new(), 1_000, &mut host).unwrap();
+    let cleanup = reports.last().unwrap();
+    assert_eq!(cleanup.deferred.iter().map(|d| &d.queue).collect::<Vec<_>>(), [&qs[0]]);
+    assert!(!cleanup.balanced, "a pending release is not balanced");
+    assert_eq!(host.calls("schedule"), ["schedule +1000ms"]);
+
+    let (mut r, mut host, qs) = orderly(Semantics::Safe, 2);
+    host.consuming.insert(qs[1].clone());
+    let dropped = r.drop_queue(&qs[1], 1_000, &mut host).unwrap();
+    assert_eq!(dropped.deferred.len(), 1);
+    assert_eq!(host.calls("schedule"), ["schedule +1000ms"]);
+    // Java asks for nothing (its periodic round retries), as before.
+    let (mut r, mut host, qs) = orderly(Semantics::Java, 2);
+    host.consuming.insert(qs[1].clone());
+    r.drop_queue(&qs[1], 1_000, &mut host).unwrap();
+    assert!(host.calls("schedule").is_empty());
+}
