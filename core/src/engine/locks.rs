@@ -30,9 +30,13 @@ impl Rebalancer {
         let mut by_broker: BTreeMap<String, Vec<MessageQueue>> = BTreeMap::new();
         let safe = self.safe();
         for (queue, entry) in self.table.iter() {
-            // Safe: deferred releases too (fix 9), and a lock regained after it lapsed while the
-            // old state's call runs; not a lock the broker refused or forgot (fix 13).
-            let renew = if safe { !entry.dropped() || entry.flags.locked() } else { !entry.dropped() };
+            // Safe: deferred releases too (fix 9), including one whose lock is known lost while it
+            // waits for a running call: the lock is asked for again, and if the broker grants it
+            // other clients stay out until that call ends. The state stays dropped either way: a
+            // lost lock is never resumed (fix 13). So a `locks_lost` after a network blip (the
+            // broker kept its table) cannot undo a protected handoff: the next renewal is granted.
+            let waiting = entry.deferred_since_ms.is_some();
+            let renew = if safe { !entry.dropped() || entry.flags.locked() || waiting } else { !entry.dropped() };
             if renew {
                 by_broker.entry(queue.broker_name.to_string()).or_default().push(queue.clone());
             }
@@ -98,10 +102,15 @@ impl Rebalancer {
             return;
         };
         let lapsed = safe && now_ms.saturating_sub(entry.flags.last_lock_ms()) > expiry;
+        // Known lost already: the answer only says whether this client fences the queue now.
+        let known_lost = safe && entry.dropped() && entry.drop_reason == Some(ReleaseReason::LockLost);
         if granted {
             entry.flags.set_locked(true, Some(now_ms));
         } else {
             entry.flags.set_locked(false, None);
+        }
+        if known_lost && (!granted || lapsed) {
+            return;
         }
         if granted && !lapsed {
             report.renewed.push(queue.clone());

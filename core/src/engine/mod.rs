@@ -36,7 +36,10 @@
 //! 12. A queue whose broker lock is known lost (a renewal refused, [`Rebalancer::locks_lost`], or
 //!     no renewal for `broker_lock_expiry_ms`) is released without committing or unlocking: by
 //!     then another client may own it and have committed further (Java commits, and the offset
-//!     moves back).
+//!     moves back). The release still waits under the consume lock for a running listener call,
+//!     and `lock_all` asks for the lock again meanwhile, so neither this client's fresh start of
+//!     the queue nor another client's joins that call, and a `locks_lost` after a blip (the broker
+//!     kept its table) leaves a protected handoff protected.
 //! 13. A lost lock is never resumed: the state is dropped at once (nothing more is consumed from
 //!     it) and the next round, which safe mode asks for early, starts a new generation that reads
 //!     the committed offset (Java's `lockOneMQ` and `lockAll` resume the old state from its stale

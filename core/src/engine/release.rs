@@ -138,13 +138,24 @@ impl Rebalancer {
         };
         let wait = self.config.timing.consume_lock_wait_ms;
         let lost = self.lock_lost(entry, now_ms);
-        if lost && !self.holds_lock(entry, now_ms) {
-            // Another client may own the queue and have committed further: commit nothing, and
-            // there is no lock of ours to give back.
-            return self.forget_lost(queue, released, host, report);
-        }
+        let held = self.holds_lock(entry, now_ms);
         let bound = self.config.timing.release_give_up_ms;
         let give_up = bound > 0 && entry.deferred_since_ms.is_some_and(|since| now_ms.saturating_sub(since) >= bound);
+        if lost && !held {
+            // Another client may own the queue and have committed further: commit nothing, and
+            // there is no lock of ours to give back. But a listener call of this state may still
+            // run: until it ends the state stays (dropped, its lock asked for again by `lock_all`),
+            // so this client neither takes the queue afresh beside that call nor gives back a
+            // lock it takes meanwhile.
+            if !host.try_consume_lock(queue, generation, wait) {
+                if give_up {
+                    return self.give_up(queue, released, host, report);
+                }
+                return self.defer(queue, DeferReason::ConsumeInProgress, now_ms, report);
+            }
+            host.release_consume_lock(queue, generation);
+            return self.forget_lost(queue, released, host, report);
+        }
         if !host.try_consume_lock(queue, generation, wait) {
             if give_up {
                 // A listener call has held the consume lock for the whole bound: forget the state
