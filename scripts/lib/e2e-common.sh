@@ -2,10 +2,11 @@
 # What the real-broker drivers (scripts/e2e/*.sh) share; sourced, never run.
 
 # The classpath of the Java test processes (the jar's classes, the test classes, their
-# dependencies), built into the state folder $1.
+# dependencies), built into the state folder $1 and printed: the build's own output goes to
+# stderr, so that a caller's $(...) captures the classpath alone.
 java_test_classpath() {
   local state=$1
-  (cd bindings/java && mvn -B -q test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$state/classpath")
+  (cd bindings/java && mvn -B -q test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$state/classpath") >&2
   echo "$PWD/bindings/java/target/classes:$PWD/bindings/java/target/test-classes:$(cat "$state/classpath")"
 }
 
