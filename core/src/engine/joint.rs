@@ -10,8 +10,11 @@
 //! When one topic's view is missing for a round (its id fetch failed, its route is unknown), the
 //! topic is still counted in its joint call with its last known view (fix 15): leaving it out
 //! would change every other topic's share in that call while peers, who see the topic, compute
-//! with it. The topic's own round is skipped as usual. A topic never seen complete (a topic
-//! not created yet has no route for anyone) is left out, as before.
+//! with it. Its missing part alone comes from the past: a route it lacks is its last route, and an
+//! id list it lacks is the one the topics that shared its last list have now (so a join seen
+//! through them counts for it too), or its last list when they have none or disagree. The
+//! topic's own round is skipped as usual. A topic never seen complete (a topic not created yet has
+//! no route for anyone) is left out, as before.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,12 +35,30 @@ impl Rebalancer {
             return shares;
         }
         self.last_views.retain(|t, _| topics.contains(t));
+        let before = self.last_views.clone();
         for topic in topics {
             if let Some(view @ TopicView { queues: Some(_), client_ids: Some(_) }) = views.get(topic) {
                 self.last_views.insert(topic.clone(), view.clone());
             }
         }
-        let views = &self.last_views;
+        // A topic without a current id list is counted with the list its companions (the topics
+        // that shared its last list) have now, so a join or a leave seen through them does not
+        // split it off into a call of its own with the old list, which no peer forms; without
+        // such companions, or when they now disagree, its last list stands.
+        let mut filled = self.last_views.clone();
+        for topic in topics {
+            let Some(last) = before.get(topic) else {
+                continue;
+            };
+            let current = views.get(topic);
+            let route = current.and_then(|c| c.queues.clone()).or_else(|| last.queues.clone());
+            let ids = match current.and_then(|c| c.client_ids.clone()) {
+                Some(ids) => Some(ids),
+                None => companions_ids(topic, last, &before, views).or_else(|| last.client_ids.clone()),
+            };
+            filled.insert(topic.clone(), TopicView { queues: route, client_ids: ids });
+        }
+        let views = &filled;
         let mut by_ids: BTreeMap<Vec<String>, Vec<&str>> = BTreeMap::new();
         for (topic, view) in views {
             let mut ids = view.client_ids.clone().unwrap_or_default();
@@ -60,4 +81,28 @@ impl Rebalancer {
         }
         shares
     }
+}
+
+/// The current id list of the topics that shared `topic`'s last list, when they all have one and
+/// agree on it.
+fn companions_ids(topic: &str, last: &TopicView, before: &BTreeMap<String, TopicView>, views: &BTreeMap<String, TopicView>) -> Option<Vec<String>> {
+    let sorted = |ids: &[String]| {
+        let mut ids = ids.to_vec();
+        java_order::sort_client_ids(&mut ids);
+        ids.dedup();
+        ids
+    };
+    let last_ids = sorted(last.client_ids.as_deref()?);
+    let mut now: Option<Vec<String>> = None;
+    for (other, seen) in before {
+        if other == topic || seen.client_ids.as_deref().map(sorted).as_ref() != Some(&last_ids) {
+            continue;
+        }
+        let current = sorted(views.get(other)?.client_ids.as_deref()?);
+        match &now {
+            Some(agreed) if *agreed != current => return None,
+            _ => now = Some(current),
+        }
+    }
+    now
 }

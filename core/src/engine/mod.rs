@@ -48,9 +48,10 @@
 //!     queue's first pull (`Host::commit_offset`), so a queue is started once per group (Java
 //!     applies `consume_from` again when a queue moves before its first commit, and skips
 //!     messages).
-//! 15. `rebalance_all` with a cross-topic strategy forms its joint calls from each topic's last
-//!     known view when the current one is missing, so one topic's failed fetch does not move the
-//!     others (Java isolates a failed fetch to its topic; a joint call must do the same).
+//! 15. `rebalance_all` with a cross-topic strategy keeps a topic whose current view is missing in
+//!     its joint call (its last route; the id list the topics that shared its last list have
+//!     now), so one topic's failed fetch does not move the others, even right after a join (Java
+//!     isolates a failed fetch to its topic; a joint call must do the same).
 //! 16. A release deferred for `release_give_up_ms` (a hung listener, an offset store that keeps
 //!     failing) is given up instead of renewing its lock forever; every round reports how long
 //!     each deferred release has waited.

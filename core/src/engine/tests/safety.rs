@@ -277,6 +277,45 @@ fn a_missing_view_in_a_joint_round_does_not_move_the_other_topics() {
     assert_eq!(with_failure, peer_view, "every topic, T1 included, stays as peers compute it");
 }
 
+// A topic's id fetch failed right after a member joined: its last known view still carried the
+// id list from before the join, so it formed a joint call of its own while the other topics were
+// balanced with the new list; peers, who saw every topic with the new list, disagreed.
+#[test]
+fn a_missing_view_right_after_a_join_does_not_move_the_other_topics() {
+    let topics = ["T0", "T1", "T2", "T3", "T4"];
+    let view = |members: &[&str], missing: Option<&str>| -> BTreeMap<String, TopicView> {
+        topics
+            .iter()
+            .map(|t| {
+                let ids = if Some(*t) == missing { None } else { Some(ids(members)) };
+                (t.to_string(), TopicView { queues: Some(queues(t, 2)), client_ids: ids })
+            })
+            .collect()
+    };
+    let held = |rounds: &[BTreeMap<String, TopicView>]| {
+        let mut r =
+            Rebalancer::new(RebalanceConfig::new("g", "c1"), Arc::new(BalancedSticky::new(crate::strategy::balanced_sticky::StableKey::ClientId))).unwrap();
+        for t in topics {
+            r.subscribe(t).unwrap();
+        }
+        let mut host = with_offsets(Script::default(), &[], 0);
+        for (i, v) in rounds.iter().enumerate() {
+            r.rebalance_all(v, i as u64 * 1_000, &mut host).unwrap();
+        }
+        r.held().filter(|(_, s)| !s.dropped).map(|(q, _)| q.clone()).collect::<Vec<_>>()
+    };
+    let before = view(&["c1", "c2"], None);
+    let peers = held(&[before.clone(), view(&["c1", "c2", "c3"], None)]);
+    let alone = held(&[view(&["c1", "c2", "c3"], None)]);
+    assert_eq!(alone, peers, "the fixture: the join's answer does not depend on the round before");
+    // A precondition that makes the test able to fail: balancing T1 apart changes c1's share.
+    let split = held(&[view(&["c1", "c2", "c3"], Some("T1"))]);
+    assert_ne!(split.iter().filter(|q| *q.topic != *"T1").collect::<Vec<_>>(), peers.iter().filter(|q| *q.topic != *"T1").collect::<Vec<_>>());
+    let with_failure = held(&[before, view(&["c1", "c2", "c3"], Some("T1"))]);
+    let others = |qs: &[MessageQueue]| qs.iter().filter(|q| *q.topic != *"T1").cloned().collect::<Vec<_>>();
+    assert_eq!(others(&with_failure), others(&peers), "the topics whose views are complete move as peers compute them");
+}
+
 // Finding 9: a hung listener or a commit that keeps failing pinned a queue forever.
 #[test]
 fn a_release_deferred_past_the_bound_is_given_up_and_reports_its_wait() {
