@@ -35,39 +35,41 @@ impl Rebalancer {
             return shares;
         }
         self.last_views.retain(|t, _| topics.contains(t));
-        let before = self.last_views.clone();
+        // A topic whose current view lacks a part takes it from the past, before the complete
+        // views replace the last ones: its last route, and the id list its companions (the topics
+        // that shared its last list) have now, so a join or a leave seen through them does not
+        // split it off into a call of its own with the old list, which no peer forms; without
+        // such companions, or when they now disagree, its last list stands.
+        let mut filled: BTreeMap<&str, TopicView> = BTreeMap::new();
+        for topic in topics {
+            let (Some(last), current) = (self.last_views.get(topic), views.get(topic)) else {
+                continue;
+            };
+            if matches!(current, Some(TopicView { queues: Some(_), client_ids: Some(_) })) {
+                continue;
+            }
+            let route = current.and_then(|c| c.queues.clone()).or_else(|| last.queues.clone());
+            let ids = match current.and_then(|c| c.client_ids.clone()) {
+                Some(ids) => Some(ids),
+                None => companions_ids(topic, last, &self.last_views, views).or_else(|| last.client_ids.clone()),
+            };
+            filled.insert(topic, TopicView { queues: route, client_ids: ids });
+        }
         for topic in topics {
             if let Some(view @ TopicView { queues: Some(_), client_ids: Some(_) }) = views.get(topic) {
                 self.last_views.insert(topic.clone(), view.clone());
             }
         }
-        // A topic without a current id list is counted with the list its companions (the topics
-        // that shared its last list) have now, so a join or a leave seen through them does not
-        // split it off into a call of its own with the old list, which no peer forms; without
-        // such companions, or when they now disagree, its last list stands.
-        let mut filled = self.last_views.clone();
-        for topic in topics {
-            let Some(last) = before.get(topic) else {
-                continue;
-            };
-            let current = views.get(topic);
-            let route = current.and_then(|c| c.queues.clone()).or_else(|| last.queues.clone());
-            let ids = match current.and_then(|c| c.client_ids.clone()) {
-                Some(ids) => Some(ids),
-                None => companions_ids(topic, last, &before, views).or_else(|| last.client_ids.clone()),
-            };
-            filled.insert(topic.clone(), TopicView { queues: route, client_ids: ids });
-        }
-        let views = &filled;
+        let view_of = |t: &str| filled.get(t).unwrap_or(&self.last_views[t]);
         let mut by_ids: BTreeMap<Vec<String>, Vec<&str>> = BTreeMap::new();
-        for (topic, view) in views {
-            let mut ids = view.client_ids.clone().unwrap_or_default();
+        for topic in self.last_views.keys() {
+            let mut ids = view_of(topic).client_ids.clone().unwrap_or_default();
             java_order::sort_client_ids(&mut ids);
             ids.dedup();
             by_ids.entry(ids).or_default().push(topic);
         }
         for (ids, group) in by_ids {
-            let mq_all: BTreeSet<MessageQueue> = group.iter().flat_map(|t| views[*t].queues.iter().flatten().filter(|q| *q.topic == **t)).cloned().collect();
+            let mq_all: BTreeSet<MessageQueue> = group.iter().flat_map(|t| view_of(t).queues.iter().flatten().filter(|q| *q.topic == **t)).cloned().collect();
             let mq_all: Vec<MessageQueue> = mq_all.into_iter().collect();
             let share: JointShare = self
                 .strategy

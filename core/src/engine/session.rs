@@ -78,11 +78,6 @@ impl Session {
         let rebalancer = lock(&self.inner).unwrap_or_else(|poisoned| poisoned.into_inner());
         Ok(Entered { rebalancer, _reentry: reentry })
     }
-
-    /// Runs `f` on the entered rebalancer.
-    pub fn with<T>(&self, f: impl FnOnce(&mut Rebalancer) -> Result<T>) -> Result<T> {
-        f(&mut *self.enter()?)
-    }
 }
 
 /// How a binding's callback failed.
