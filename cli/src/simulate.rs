@@ -18,6 +18,11 @@ pub struct Args {
     /// safe (the default engine) or java (RocketMQ 5.3.x decisions, flaws included).
     #[arg(long, default_value = "safe", value_parser = ["safe", "java"])]
     semantics: String,
+    /// Which host the consumers have in safe mode: `on`, one that tells the engine when a broker
+    /// comes back from a restart (`locks_lost`, as SafeOrderlyConsumer's broker watch does), or
+    /// `off`, one that does not. Default: the scenario's `signal_broker_restarts` (on unless it says).
+    #[arg(long, value_parser = ["on", "off"])]
+    restart_signal: Option<String>,
     /// Print a machine-readable summary (JSON) instead of tables.
     #[arg(long)]
     json: bool,
@@ -77,6 +82,8 @@ fn load(name: &str) -> Result<Scenario, String> {
 struct Aggregate {
     scenario: String,
     semantics: String,
+    /// Whether the hosts told the engine of broker restarts (java semantics never does).
+    restart_signal: bool,
     seeds: usize,
     first_seed: u64,
     last_seed: u64,
@@ -126,7 +133,10 @@ pub fn run_cmd(args: Args) -> Result<ExitCode, String> {
         built_in_names().for_each(|name| println!("{name}"));
         return Ok(ExitCode::SUCCESS);
     }
-    let scenario = load(&args.scenario)?;
+    let mut scenario = load(&args.scenario)?;
+    if let Some(signal) = &args.restart_signal {
+        scenario.signal_broker_restarts = signal == "on";
+    }
     let seeds = seeds(&args.seeds)?;
     let semantics = if args.semantics == "java" { Semantics::Java } else { Semantics::Safe };
     let summaries = if seeds.len() == 1 && !args.json {
@@ -137,6 +147,7 @@ pub fn run_cmd(args: Args) -> Result<ExitCode, String> {
     let mut agg = Aggregate {
         scenario: scenario.name.clone(),
         semantics: args.semantics.clone(),
+        restart_signal: semantics == Semantics::Safe && scenario.signal_broker_restarts,
         first_seed: seeds[0],
         last_seed: *seeds.last().expect("non-empty"),
         ..Aggregate::default()
@@ -187,7 +198,8 @@ fn run_many(scenario: &Scenario, seeds: &[u64], semantics: Semantics, threads: u
 
 fn print_summary(a: &Aggregate) {
     let seeds = if a.seeds == 1 { format!("seed {}", a.first_seed) } else { format!("{} seeds ({}..={})", a.seeds, a.first_seed, a.last_seed) };
-    println!("summary: scenario {}, {} semantics, {seeds}", a.scenario, a.semantics);
+    let host = if a.restart_signal { "hosts signal broker restarts" } else { "hosts do not signal broker restarts" };
+    println!("summary: scenario {}, {} semantics, {host}, {seeds}", a.scenario, a.semantics);
     println!("  messages: {} produced, {} delivered, {} duplicate deliveries", a.messages_produced, a.messages_consumed, a.duplicates);
     println!(
         "  longest handoff gap: {:.1} s; queues without a consumer: {:.0} queue-seconds",

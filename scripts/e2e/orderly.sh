@@ -13,7 +13,4 @@ cd "$root"
 # shellcheck source=scripts/lib/e2e-common.sh
 source scripts/lib/e2e-common.sh
 
-echo "-- building: the jar's classes, the test processes and their classpath"
-state=$(mktemp -d "${TMPDIR:-/tmp}/rmq-orderly.XXXXXX")
-java_cp=$(java_test_classpath "$state")
-run_driver "orderly e2e" "$state" 15 python3 tests/e2e/orderly.py --java-cp "$java_cp" --state "$state"
+run_java_driver "orderly e2e" rmq-orderly tests/e2e/orderly.py

@@ -21,8 +21,20 @@ run_driver() {
     return 0
   fi
   echo "$name failed; logs in $state" >&2
-  for log in "$state"/cluster.log "$state"/*/*.log; do
+  for log in "$state"/*.log "$state"/*/*.log; do
     [[ -f "$log" ]] && { echo "== $log"; tail -n "$lines" "$log"; }
   done >&2
   return 1
+}
+
+# A driver whose processes are the Java test classes: $1 names it in messages, $2 prefixes its
+# state folder, $3 is the driver (tests/e2e/*.py), and the rest go to it after --java-cp and --state.
+run_java_driver() {
+  local name=$1 prefix=$2 driver=$3
+  shift 3
+  echo "-- building: the jar's classes, the test processes and their classpath"
+  local state java_cp
+  state=$(mktemp -d "${TMPDIR:-/tmp}/$prefix.XXXXXX")
+  java_cp=$(java_test_classpath "$state")
+  run_driver "$name" "$state" 15 python3 "$driver" --java-cp "$java_cp" --state "$state" "$@"
 }

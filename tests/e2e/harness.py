@@ -1,8 +1,10 @@
-"""Processes for the real-broker tests: a NameServer + Broker process (ClusterMain), consumer and
-producer processes, each logging to its own file, stopped gracefully (SIGTERM) or killed (SIGKILL).
-Used by mixed_group.py and orderly.py."""
+"""Processes for the real-broker tests: a NameServer + Broker process (ClusterMain), or a NameServer
+and a broker process that can be killed and started again (RestartableCluster), consumer and
+producer processes, each logging to its own file, stopped gracefully (SIGTERM), killed (SIGKILL) or
+frozen (SIGSTOP). Used by mixed_group.py, orderly.py and restart.py."""
 
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -18,8 +20,25 @@ def java(java_cp, main, *args, heap="256m", log_root=None):
     return cmd + ["-cp", java_cp, PACKAGE + main] + [str(a) for a in args]
 
 
+def record_fault(directory, kind, name):
+    """Appends `<kind> <name> <ns>` to <directory>/faults.log (CLOCK_MONOTONIC, what Java's nanoTime reads); returns ns."""
+    ns = time.monotonic_ns()
+    with open(Path(directory) / "faults.log", "a") as f:
+        f.write(f"{kind} {name} {ns}\n")
+    return ns
+
+
+def read_faults(directory):
+    """The (kind, name, ns) lines of <directory>/faults.log, in order."""
+    f = Path(directory) / "faults.log"
+    if not f.exists():
+        return []
+    return [(k, n, int(ns)) for k, n, ns in (line.split() for line in f.read_text().splitlines())]
+
+
 class Processes:
-    """Named child processes of one run, their output in <dir>/<name>.log."""
+    """Named child processes of one run, their output in <dir>/<name>.log; every kill, stop
+    (SIGTERM), freeze (SIGSTOP) and thaw (SIGCONT) is written to <dir>/faults.log as it happens."""
 
     def __init__(self, directory):
         self.dir = Path(directory)
@@ -34,6 +53,7 @@ class Processes:
     def terminate(self, name, timeout):
         """SIGTERM (a consumer shuts down and leaves its group), SIGKILL after timeout s; the exit code or None."""
         proc = self.procs.pop(name)
+        record_fault(self.dir, "TERM", name)
         proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(timeout=timeout)
@@ -47,9 +67,19 @@ class Processes:
         """SIGKILL now; returns the moment on CLOCK_MONOTONIC (what Java's nanoTime reads)."""
         proc = self.procs.pop(name)
         proc.kill()
-        self.killed_ns[name] = time.monotonic_ns()
+        self.killed_ns[name] = record_fault(self.dir, "KILL", name)
         proc.wait()
         return self.killed_ns[name]
+
+    def freeze(self, name):
+        """SIGSTOP: the process stops where it is, its sockets open; returns the moment."""
+        self.procs[name].send_signal(signal.SIGSTOP)
+        return record_fault(self.dir, "STOP", name)
+
+    def thaw(self, name):
+        """SIGCONT after freeze; returns the moment."""
+        self.procs[name].send_signal(signal.SIGCONT)
+        return record_fault(self.dir, "CONT", name)
 
     def stop_all(self, timeout=30):
         for name in list(self.procs):
@@ -97,3 +127,78 @@ class Cluster:
             self.proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+
+
+def free_port_pair():
+    """A loopback port p with p - 2 free too (a broker also listens on p - 2, its VIP channel), and a third for HA."""
+
+    def free(port):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return True
+            except OSError:
+                return False
+
+    for _ in range(200):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port > 1026 and free(port - 2):
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                return port, s.getsockname()[1]
+    raise SystemExit("no free loopback port pair found")
+
+
+class RestartableCluster:
+    """A NameServer (NamesrvMain) and a broker (BrokerMain) as two processes, the broker on fixed
+    ports and a store kept in <state>/broker-home, so that it can be killed (SIGKILL) and started
+    again as the same broker. Its monitors write <state>/broker-<group>.log; kills go to
+    <state>/faults.log as `KILL broker <ns>`."""
+
+    def __init__(self, java_cp, state, topics, monitors=()):
+        self.java_cp, self.state = java_cp, Path(state)
+        self.namesrv_log = open(self.state / "namesrv.log", "w")
+        self.namesrv_proc = subprocess.Popen(java(java_cp, "NamesrvMain", self.state), stdout=self.namesrv_log, stderr=subprocess.STDOUT)
+        self.broker_proc = None
+        try:
+            addr = self.state / "namesrv.addr"
+            wait_for("the NameServer to start (see namesrv.log)", lambda: addr.exists() or self.namesrv_proc.poll() is not None, 180)
+            if self.namesrv_proc.poll() is not None:
+                raise SystemExit("the NameServer did not start; see " + str(self.state / "namesrv.log"))
+            self.namesrv = addr.read_text().strip()
+            port, ha = free_port_pair()
+            self.broker_args = [self.state, self.namesrv, port, ha] + [f"{t}:{q}" for t, q in topics] + [f"monitor={g}@{t}" for g, t in monitors]
+            self.start_broker()
+        except BaseException:
+            self.stop()
+            raise
+
+    def start_broker(self):
+        """Starts the broker (again) and waits until it serves its topics; returns how long that took in s."""
+        ready = self.state / "broker.ready"
+        ready.unlink(missing_ok=True)
+        log = open(self.state / "broker.log", "a")
+        self.broker_proc = subprocess.Popen(java(self.java_cp, "BrokerMain", *self.broker_args, heap="1g"), stdout=log, stderr=subprocess.STDOUT)
+        took = wait_for("the broker to start (see broker.log)", lambda: ready.exists() or self.broker_proc.poll() is not None, 180)
+        if self.broker_proc.poll() is not None:
+            raise SystemExit("the broker did not start; see " + str(self.state / "broker.log"))
+        return took
+
+    def kill_broker(self):
+        """SIGKILL: the broker loses its lock table, its members and its offsets not yet flushed."""
+        self.broker_proc.kill()
+        ns = record_fault(self.state, "KILL", "broker")
+        self.broker_proc.wait()
+        return ns
+
+    def stop(self):
+        for proc in (self.broker_proc, self.namesrv_proc):
+            if proc is None or proc.poll() is not None:
+                continue
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()

@@ -3,7 +3,8 @@
 
 Driven by scripts/e2e/mixed-go.sh, which builds the pieces and passes their paths. The cluster
 (bindings/java ...cluster.ClusterMain) and every consumer are their own processes; consumers write
-what they hold to <name>.held.json after every allocation and what they consumed to <name>.consumed
+what they hold to <name>.held.json after every allocation (and append it to <name>.held.log, the
+history, with a wall-clock time) and what they consumed to <name>.consumed
 (see HoldingsFile.java and bindings/go/e2e/consumer). Two runs on one broker, each with its own
 group and 16-queue topic:
 
@@ -122,6 +123,28 @@ class Group:
             raise SystemExit("the producer failed:\n" + done.stdout + done.stderr)
         self.sent += BATCH
 
+    def ownership(self, end_ms):
+        """(queue-seconds with no holder, queue-seconds with two or more), from every consumer's
+        history (<name>.held.log: each record holds until the same consumer's next one; a stopped
+        one holds nothing), from the first record of the run until end_ms (wall clock, as at_ms)."""
+        events = []  # (at_ms, name, queues)
+        for f in self.dir.glob("*.held.log"):
+            for line in f.read_text().splitlines():
+                r = json.loads(line)
+                events.append((r["at_ms"], r["name"], [] if r["stopped"] else r["queues"]))
+        events.sort()
+        held, unowned, double = {}, 0, 0
+        for (at, name, queues), nxt in zip(events, [e[0] for e in events[1:]] + [end_ms]):
+            held[name] = queues
+            counts = [0] * QUEUES
+            for qs in held.values():
+                for q in qs:
+                    counts[q] += 1
+            span = max(0, nxt - at) / 1000
+            unowned += span * sum(1 for c in counts if c == 0)
+            double += span * sum(1 for c in counts if c > 1)
+        return unowned, double
+
     def consumption(self):
         """(bodies sent, bodies consumed at least once, deliveries in all)."""
         sent = set((self.dir / "sent").read_text().split()) if self.sent else set()
@@ -168,7 +191,9 @@ def run_ours(args):
         print(f"  consumed {len(sent & seen)} of {len(sent)} sent ({deliveries - len(seen)} redelivered at handoffs)", flush=True)
         if lost:
             raise SystemExit(f"{lost} messages were never consumed")
-        return len(sent)
+        unowned, double = g.ownership(time.time() * 1000)
+        print(f"  over the run: {unowned:.0f} queue-seconds without an owner (handoffs), {double:.0f} with two or more", flush=True)
+        return len(sent), unowned, double
     finally:
         g.stop_all()
 
@@ -190,7 +215,9 @@ def run_control(args):
         g.produce()
         g.wait_consumed(timeout=90, quiet_for=15)
         sent, seen, _ = g.consumption()
-        return len(unowned), len(double), len(sent - seen), len(sent)
+        seconds_unowned, seconds_double = g.ownership(time.time() * 1000)
+        print(f"  over the run: {seconds_unowned:.0f} queue-seconds without an owner, {seconds_double:.0f} with two or more", flush=True)
+        return len(unowned), len(double), len(sent - seen), len(sent), seconds_unowned, seconds_double
     finally:
         g.stop_all()
 
@@ -205,18 +232,25 @@ def main():
     try:
         args.namesrv = cluster.namesrv
         print(f"NameServer + Broker 5.3.3 (own process) at {args.namesrv}", flush=True)
-        total = run_ours(args)
-        unowned, double, unconsumed, sent = run_control(args)
+        total, ours_unowned_s, ours_double_s = run_ours(args)
+        unowned, double, unconsumed, sent, unowned_s, double_s = run_control(args)
     finally:
         cluster.stop()
     print()
-    print(f"| 2 Go + 2 Java consumers, one group, {QUEUES} queues | queues with no owner | queues with two owners | messages not consumed |")
-    print("|---|---|---|---|")
-    print(f"| rmqrebalance (Go) + NativeAllocateMessageQueueConsistentHash (Java) | 0 | 0 | 0 of {total} |")
-    print(f"| Go client's AllocateByConsistentHash + Java's AllocateMessageQueueConsistentHash | {unowned} | {double} | {unconsumed} of {sent} |")
     print(
-        f"mixed group e2e: ours unowned 0, double-owned 0, lost 0 of {total} | "
-        f"clients' own: unowned {unowned}, double-owned {double}, not consumed {unconsumed} of {sent}"
+        f"| 2 Go + 2 Java consumers, one group, {QUEUES} queues | queues with no owner, settled | with two owners, settled "
+        "| messages not consumed by the end of the run | queue-seconds without an owner, whole run | with two or more, whole run |"
+    )
+    print("|---|---|---|---|---|---|")
+    print(f"| rmqrebalance (Go) + NativeAllocateMessageQueueConsistentHash (Java) | 0 | 0 | 0 of {total} | {ours_unowned_s:.0f} | {ours_double_s:.0f} |")
+    print(
+        f"| Go client's AllocateByConsistentHash + Java's AllocateMessageQueueConsistentHash | {unowned} | {double} | {unconsumed} of {sent} "
+        f"| {unowned_s:.0f} | {double_s:.0f} |"
+    )
+    print(
+        f"mixed group e2e: ours unowned 0, double-owned 0, lost 0 of {total}, queue-seconds unowned {ours_unowned_s:.0f}, double {ours_double_s:.0f} | "
+        f"clients' own: unowned {unowned}, double-owned {double}, not consumed {unconsumed} of {sent}, "
+        f"queue-seconds unowned {unowned_s:.0f}, double {double_s:.0f}"
     )
 
 

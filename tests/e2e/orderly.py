@@ -18,22 +18,26 @@ The same timeline for both, paced by what the processes write, not by the clock:
   4. c3 shuts down gracefully.
   5. The producer stops; a settle period until every message is consumed (or 240 s).
 
-The checker reads every call each process logged (begin and end, CLOCK_MONOTONIC) and reports:
+The checker (calls.py) reads every call each process logged (begin and end, CLOCK_MONOTONIC) and
+the kill times the driver wrote to faults.log, and reports:
   overlaps            pairs of listener calls of two processes on the same queue at the same time
-                      (a killed process's open call lasts until its kill)
+                      (a killed process's open call lasts until its kill); apart, pairs within one
   lost                messages sent but never consumed by a call that returned
   order violations    a key's message consumed by a process after a later one of the same key it
                       had already consumed (a replay from an offset behind its own)
+  inversions          a message first consumed after a later one of its key, in any process
+  backward replays    a message consumed again after a later one of its key (at-least-once)
   offset regressions  a committed offset moving backwards on the broker
-The last line is the summary; the engine's four figures must be 0 (the exit status says so).
+The last line is the summary; the engine's overlaps, lost, order violations, inversions and
+regressions must be 0 (the exit status says so).
 """
 
 import argparse
 import threading
 import time
-from collections import defaultdict
 from pathlib import Path
 
+from calls import consumed, order_figures, overlaps, read_calls
 from harness import Cluster, Processes, java, wait_for
 
 QUEUES = 8
@@ -121,52 +125,17 @@ class Run:
         return set((self.dir / "sent").read_text().split())
 
     def consumed(self):
-        out = set()
-        for f in self.dir.glob("*.calls"):
-            for line in f.read_text().splitlines():
-                parts = line.split()
-                if parts[0] == "E" and len(parts) > 6:
-                    out.update(parts[6].split(","))
-        return out
+        return consumed(read_calls(self.dir, time.monotonic_ns()))
 
     def check(self, end_ns):
-        """(overlapping call pairs, lost, order violations, offset regressions, deliveries beyond the first)."""
-        intervals = defaultdict(list)  # queue -> [(start, end, process)]
-        violations = deliveries = 0
-        for f in sorted(self.dir.glob("*.calls")):
-            c = f.name[: -len(".calls")]
-            open_calls = {}
-            highest = {}
-            for line in f.read_text().splitlines():
-                parts = line.split()
-                key = (parts[1], parts[2], parts[3], parts[4])
-                if parts[0] == "B":
-                    open_calls[key] = int(parts[4])
-                    continue
-                start = open_calls.pop(key, int(parts[4]))
-                intervals[int(parts[1])].append((start, int(parts[5]), c))
-                for body in parts[6].split(",") if len(parts) > 6 else []:
-                    deliveries += 1
-                    k, seq = body.split(":")
-                    if int(seq) < highest.get(k, -1):
-                        violations += 1
-                    highest[k] = max(highest.get(k, -1), int(seq))
-            for (queue, _, _, _), start in open_calls.items():
-                intervals[int(queue)].append((start, self.procs.killed_ns.get(c, end_ns), c))
-        overlaps = 0
-        for calls in intervals.values():
-            calls.sort()
-            for i, (_, e1, c1) in enumerate(calls):
-                for s2, _, c2 in calls[i + 1 :]:
-                    if s2 >= e1:
-                        break
-                    if c1 != c2:
-                        overlaps += 1
-        consumed = self.consumed()
-        lost = len(self.sent() - consumed)
+        """The run's counts: overlaps (across and within processes), lost, order figures, offset regressions."""
+        calls = read_calls(self.dir, end_ns)
+        across, within, _ = overlaps(calls)
+        out = {"overlaps": across, "same_process_overlaps": within, "lost": len(self.sent() - consumed(calls))}
+        out.update(order_figures(calls))
         monitor = Path(self.args.state) / f"offsets-{self.group}.log"
-        regressions = len(monitor.read_text().splitlines()) if monitor.exists() else 0
-        return overlaps, lost, violations, regressions, deliveries - len(consumed)
+        out["regressions"] = len(monitor.read_text().splitlines()) if monitor.exists() else 0
+        return out
 
     def __call__(self):
         try:
@@ -198,22 +167,32 @@ def main():
         cluster.stop()
     engine, stock = runs
     print()
-    print(
-        "| orderly, 8 queues, 4 processes: join during a 70 s call, kill -9 during a call, graceful leave | overlapping calls | lost | order violations | offset regressions | delivered again |"
+    columns = (
+        ("overlaps", "overlapping calls"),
+        ("same_process_overlaps", "overlaps within a process"),
+        ("lost", "lost"),
+        ("process_violations", "order violations"),
+        ("inversions", "inversions across processes"),
+        ("backward_replays", "backward replays"),
+        ("regressions", "offset regressions"),
+        ("delivered_again", "delivered again"),
     )
-    print("|---|---|---|---|---|---|")
+    print("| orderly, 8 queues, 4 processes: join during a 70 s call, kill -9 during a call, graceful leave | " + " | ".join(t for _, t in columns) + " |")
+    print("|---" * (len(columns) + 1) + "|")
     for r, label in ((engine, "SafeOrderlyConsumer (the engine, safe)"), (stock, "DefaultMQPushConsumer + MessageListenerOrderly")):
-        o, lost, v, reg, dup = r.result
         if r.error is not None:
             label += " (timeline not finished: counts cover only what ran)"
-        print(f"| {label} | {o} | {lost} | {v} | {reg} | {dup} |")
+        print(f"| {label} | " + " | ".join(str(r.result[k]) for k, _ in columns) + " |")
     for r in runs:
         if r.error is not None:
             print(f"the {r.name} run did not finish its timeline: {r.error}")
-    a, b, c, d, _ = engine.result
-    e, f, _, _, _ = stock.result
-    print(f"orderly e2e: engine overlaps {a}, lost {b}, order violations {c}, offset regressions {d} | DefaultMQPushConsumer overlaps {e}, lost {f}")
-    if engine.error is not None or (a, b, c, d) != (0, 0, 0, 0):
+    e, s = engine.result, stock.result
+    print(
+        f"orderly e2e: engine overlaps {e['overlaps']}, lost {e['lost']}, order violations {e['process_violations']}, inversions {e['inversions']}, "
+        f"offset regressions {e['regressions']} | DefaultMQPushConsumer overlaps {s['overlaps']}, lost {s['lost']}, "
+        f"order violations {s['process_violations']}, inversions {s['inversions']}, offset regressions {s['regressions']}"
+    )
+    if engine.error is not None or any(e[k] for k in ("overlaps", "lost", "process_violations", "inversions", "regressions")):
         raise SystemExit(1)
 
 

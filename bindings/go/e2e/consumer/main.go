@@ -19,8 +19,10 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
@@ -35,12 +37,14 @@ type holdings struct {
 	Language string   `json:"language"`
 	Strategy string   `json:"strategy"`
 	Round    int      `json:"round"`
+	AtMs     int64    `json:"at_ms"`
 	Cids     []string `json:"cids"`
 	Queues   []int    `json:"queues"`
 	Stopped  bool     `json:"stopped"`
 }
 
-// recorder rewrites <name>.held.json through a rename, so a polling reader never sees half of it.
+// recorder rewrites <name>.held.json through a rename, so a polling reader never sees half of it,
+// and appends each record to <name>.held.log, the history (at_ms is the wall clock, as Java's).
 type recorder struct {
 	mu   sync.Mutex
 	path string
@@ -51,6 +55,7 @@ func (r *recorder) write(h holdings) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	h.Round = r.last.Round + 1
+	h.AtMs = time.Now().UnixMilli()
 	r.last = h
 	data, err := json.Marshal(h)
 	if err == nil {
@@ -59,10 +64,25 @@ func (r *recorder) write(h holdings) {
 			err = os.Rename(tmp, r.path)
 		}
 	}
+	if err == nil {
+		err = appendLine(strings.TrimSuffix(r.path, ".json")+".log", data)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "writing holdings:", err)
 		os.Exit(1)
 	}
+}
+
+func appendLine(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(data, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func main() {

@@ -15,6 +15,7 @@ import org.apache.rocketmq.client.impl.FindBrokerResult;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.common.MixAll;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.protocol.body.KVTable;
 import org.apache.rocketmq.remoting.protocol.body.LockBatchRequestBody;
 import org.apache.rocketmq.remoting.protocol.body.UnlockBatchRequestBody;
 
@@ -25,6 +26,8 @@ import org.apache.rocketmq.remoting.protocol.body.UnlockBatchRequestBody;
  */
 final class ClientHost implements RebalanceHost {
     static final long BROKER_TIMEOUT_MS = 3_000;
+    /** A broker watch poll: a broker silent this long is fenced until it answers. */
+    static final long WATCH_TIMEOUT_MS = 1_000;
 
     private final MQClientInstance client;
     private final String group;
@@ -53,6 +56,16 @@ final class ClientHost implements RebalanceHost {
             throw new IllegalStateException("no address for broker " + brokerName);
         }
         return found.getBrokerAddr();
+    }
+
+    /** The start time of {@code brokerName}'s store, as its runtime info says (read-only admin request). */
+    long bootTimestamp(String brokerName) throws Exception {
+        KVTable info = client.getMQClientAPIImpl().getBrokerRuntimeInfo(brokerAddress(brokerName), WATCH_TIMEOUT_MS);
+        String boot = info.getTable().get("bootTimestamp");
+        if (boot == null) {
+            throw new IllegalStateException("broker " + brokerName + " reports no bootTimestamp");
+        }
+        return Long.parseLong(boot);
     }
 
     @Override

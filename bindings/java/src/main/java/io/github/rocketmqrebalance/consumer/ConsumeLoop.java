@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -26,7 +27,8 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * Pulling and the listener. The lite-pull consumer (assign mode, committing nothing) fetches the
  * queues the engine dispatched; one thread polls and calls the listener queue by queue, each call
  * under that queue state's consume lock and only while the engine says the state is consumable,
- * so a queue being released or whose lock was lost gets no further call. The next offset of each
+ * so a queue being released or whose lock was lost gets no further call, nor does a queue of a
+ * broker {@link BrokerWatch} fences. The next offset of each
  * state is tracked here: a message below it (a stale buffer) is skipped, a gap makes it seek back
  * rather than consume past a message.
  */
@@ -50,6 +52,8 @@ final class ConsumeLoop implements Runnable {
     private final MessageListenerOrderly listener;
     private final ConsumeLocks consumeLocks;
     private final LongSupplier clock;
+    /** False for a broker whose queues must not start a call now (out of reach, or its restart being handled). */
+    private final Predicate<String> brokerOpen;
     private final Map<MessageQueue, Position> positions = new ConcurrentHashMap<>();
     /** What the puller is assigned; a paused queue stays in it (the puller refuses an empty set). */
     private final Set<MessageQueue> assigned = ConcurrentHashMap.newKeySet();
@@ -58,11 +62,13 @@ final class ConsumeLoop implements Runnable {
     private volatile OffsetStore offsets;
     private volatile boolean running = true;
 
-    ConsumeLoop(DefaultLitePullConsumer puller, MessageListenerOrderly listener, ConsumeLocks consumeLocks, LongSupplier clock) {
+    ConsumeLoop(DefaultLitePullConsumer puller, MessageListenerOrderly listener, ConsumeLocks consumeLocks, LongSupplier clock,
+        Predicate<String> brokerOpen) {
         this.puller = puller;
         this.listener = listener;
         this.consumeLocks = consumeLocks;
         this.clock = clock;
+        this.brokerOpen = brokerOpen;
     }
 
     void bind(Rebalancer rebalancer, OffsetStore offsets) {
@@ -188,8 +194,9 @@ final class ConsumeLoop implements Runnable {
                 return;
             }
             long first = fresh.get(0).getQueueOffset();
-            if (first > p.next || clock.getAsLong() < p.suspendedUntilMs) {
-                puller.seek(mq, p.next); // a gap, or a suspended queue: fetch again from where the listener is
+            if (first > p.next || clock.getAsLong() < p.suspendedUntilMs || !brokerOpen.test(mq.getBrokerName())) {
+                // A gap, a suspended queue, or a fenced broker: fetch again from where the listener is.
+                puller.seek(mq, p.next);
                 return;
             }
             ConsumeOrderlyContext context = new ConsumeOrderlyContext(mq);

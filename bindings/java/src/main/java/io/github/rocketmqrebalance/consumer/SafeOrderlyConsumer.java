@@ -39,10 +39,13 @@ import org.apache.rocketmq.remoting.protocol.header.NotifyConsumerIdsChangedRequ
  * stops consumption at once, and a queue starts from {@code consumeFrom} once per group.
  * {@link RebalanceConfig.Semantics#JAVA} makes Java's decisions instead, for comparison.
  *
- * <p>Rounds run every 20 s and at once when the broker notifies that the group's ids changed;
+ * <p>Rounds run every 20 s, at once when the broker notifies that the group's ids changed, and 1 s after
+ * a round that was unbalanced or skipped;
  * broker locks are renewed every 20 s; listener offsets are committed every second (synchronously,
- * those that moved) and whenever a queue is released. One thread calls the listener, queue after queue. Needs
- * rocketmq-client 5.x.
+ * those that moved) and whenever a queue is released. One thread calls the listener, queue after queue.
+ * Every second each broker of the held queues is asked for its start time ({@link BrokerWatch}): a
+ * broker out of reach has its queues' consumption paused, and a restarted one (its lock table is
+ * gone) is told to the engine before any call begins on it. Needs rocketmq-client 5.x.
  */
 public class SafeOrderlyConsumer {
     private static final Logger LOG = Logger.getLogger(SafeOrderlyConsumer.class.getName());
@@ -56,12 +59,18 @@ public class SafeOrderlyConsumer {
     private final Map<String, Long> timing = new LinkedHashMap<>();
     private long rebalanceIntervalMs = 20_000;
     private long persistIntervalMs = 1_000;
+    private long brokerWatchIntervalMs = 1_000;
+    private static final long UNBALANCED_RETRY_MS = 1_000;
+    /** A retry of an unbalanced round is scheduled; one is enough. */
+    private final java.util.concurrent.atomic.AtomicBoolean retryPending = new java.util.concurrent.atomic.AtomicBoolean();
     /** The offset last committed per queue, so the periodic commit sends only what moved. */
     private final Map<MessageQueue, Long> committed = new java.util.concurrent.ConcurrentHashMap<>();
     private MessageListenerOrderly listener;
 
     private MQClientInstance client;
     private ScheduledExecutorService rebalanceThread;
+    private ScheduledExecutorService watchThread;
+    private BrokerWatch watch;
     private Thread consumeThread;
     private volatile ConsumeLoop loop;
     private ClientHost host;
@@ -110,6 +119,19 @@ public class SafeOrderlyConsumer {
         this.persistIntervalMs = ms;
     }
 
+    /**
+     * How often each broker of the held queues is asked whether it restarted (default 1 s; 0 turns
+     * the watch off). A broker restart empties its lock table; with the watch, consumption of its
+     * queues pauses while it is out of reach, and once it answers with a new start time the cached
+     * offsets are committed again and the engine is told the locks are lost, before any call begins
+     * on the new broker. Without it, the restart reaches the engine only through the next lock
+     * renewal, up to {@link #setRebalanceIntervalMillis} later, while the client-side lease lets
+     * calls go on. One read-only admin request per broker and interval (docs/java.md).
+     */
+    public void setBrokerWatchIntervalMillis(long ms) {
+        this.brokerWatchIntervalMs = ms;
+    }
+
     /** How often a round and a lock renewal run without a notification (default 20 s, as Java). */
     public void setRebalanceIntervalMillis(long ms) {
         this.rebalanceIntervalMs = ms;
@@ -150,7 +172,8 @@ public class SafeOrderlyConsumer {
         RebalanceConfig.Builder config = RebalanceConfig.builder(group, client.getClientId()).orderly(true).semantics(semantics).consumeFrom(consumeFrom);
         timing.forEach(config::timing);
         ConsumeLocks consumeLocks = new ConsumeLocks();
-        loop = new ConsumeLoop(puller, listener, consumeLocks, SafeOrderlyConsumer::nowMs);
+        watch = new BrokerWatch(broker -> host.bootTimestamp(broker), broker -> schedule(() -> brokerRestarted(broker), 0));
+        loop = new ConsumeLoop(puller, listener, consumeLocks, SafeOrderlyConsumer::nowMs, watch::open);
         rebalanceThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-rebalance-" + group));
         host = new ClientHost(client, group, loop, consumeLocks, delay -> schedule(this::round, delay));
         rebalancer = new Rebalancer(config.build(), strategy);
@@ -164,6 +187,73 @@ public class SafeOrderlyConsumer {
         rebalanceThread.scheduleWithFixedDelay(this::round, 0, rebalanceIntervalMs, TimeUnit.MILLISECONDS);
         rebalanceThread.scheduleWithFixedDelay(this::renewLocks, rebalanceIntervalMs, rebalanceIntervalMs, TimeUnit.MILLISECONDS);
         rebalanceThread.scheduleWithFixedDelay(this::persistOffsets, persistIntervalMs, persistIntervalMs, TimeUnit.MILLISECONDS);
+        if (brokerWatchIntervalMs > 0) {
+            // Its own thread: an unreachable broker may hold a poll for its whole timeout.
+            watchThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-broker-watch-" + group));
+            watchThread.scheduleWithFixedDelay(this::watchBrokers, brokerWatchIntervalMs, brokerWatchIntervalMs, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void watchBrokers() {
+        if (stopping) {
+            return;
+        }
+        try {
+            Set<String> brokers = new java.util.TreeSet<>();
+            rebalancer.held().keySet().forEach(mq -> brokers.add(mq.getBrokerName()));
+            watch.poll(brokers);
+        } catch (Throwable t) {
+            LOG.log(Level.WARNING, "broker watch failed", t);
+        }
+    }
+
+    /**
+     * A broker restarted (its start time changed); its queues are fenced meanwhile. In this order:
+     * this client's heartbeat, so the new broker lists it in the group again; the cached offsets of
+     * the queues whose lock it held, which the broker lost with its last seconds of commits (no
+     * other client can have consumed them since: the fence stopped this client only once the broker
+     * was gone, and another takes a queue only after locking it on the new broker); then
+     * {@code locks_lost}, and a round at once. A failure is retried a second later; the fence lifts
+     * only once the engine has been told.
+     */
+    private void brokerRestarted(String broker) {
+        if (stopping) {
+            return;
+        }
+        try {
+            client.sendHeartbeatToAllBrokerWithLock();
+            int recommitted = commitCachedOffsets(broker);
+            LockReport report = rebalancer.locksLost(broker, nowMs(), host);
+            LOG.warning("broker " + broker + " restarted: " + recommitted + " offsets committed again, locks lost " + report.lost);
+            watch.reopen(broker);
+            schedule(this::round, 0);
+        } catch (Throwable t) {
+            LOG.log(Level.WARNING, "handling the restart of broker " + broker + " failed; retried in 1 s", t);
+            schedule(() -> brokerRestarted(broker), 1_000);
+        }
+    }
+
+    private int commitCachedOffsets(String broker) {
+        int recommitted = 0;
+        for (Map.Entry<MessageQueue, io.github.rocketmqrebalance.engine.QueueState> e : rebalancer.held().entrySet()) {
+            MessageQueue mq = e.getKey();
+            // A state whose lock was lost before the restart may be another client's queue by now.
+            if (!mq.getBrokerName().equals(broker) || !Boolean.TRUE.equals(e.getValue().locked)) {
+                continue;
+            }
+            long offset = host.offsets().readOffset(mq, org.apache.rocketmq.client.consumer.store.ReadOffsetType.READ_FROM_MEMORY);
+            if (offset < 0) {
+                continue;
+            }
+            try {
+                host.persistOffset(mq);
+                committed.put(mq, offset);
+                recommitted++;
+            } catch (Exception failed) {
+                LOG.log(Level.WARNING, "committing " + mq + " again after its broker restarted failed", failed);
+            }
+        }
+        return recommitted;
     }
 
     /**
@@ -219,12 +309,23 @@ public class SafeOrderlyConsumer {
                 }
                 views.put(topic, new TopicView(queues, client.findConsumerIdList(topic, group)));
             }
+            boolean again = false;
             for (RoundReport report : rebalancer.rebalanceAll(views, nowMs(), host)) {
+                again |= !report.balanced || report.skippedRound != null;
                 if (report.changed || !report.warnings.isEmpty()) {
                     LOG.info("round: " + report);
                 } else if (!report.deferred.isEmpty()) {
                     LOG.fine("round: " + report); // a release waiting for a listener call, every retry
                 }
+            }
+            // As Java's RebalanceService: an unbalanced round is tried again after 1 s, not 20 s. A
+            // skipped one too (unlike Java): right after a broker restart its member list is empty
+            // until the group's heartbeats arrive, and the queues whose locks were lost wait.
+            if (again && retryPending.compareAndSet(false, true)) {
+                schedule(() -> {
+                    retryPending.set(false);
+                    round();
+                }, UNBALANCED_RETRY_MS);
             }
         } catch (Throwable t) {
             LOG.log(Level.WARNING, "rebalance round failed", t);
@@ -294,6 +395,9 @@ public class SafeOrderlyConsumer {
             LOG.log(Level.WARNING, "shutdown", e);
         } finally {
             rebalanceThread.shutdownNow();
+            if (watchThread != null) {
+                watchThread.shutdownNow();
+            }
             loop.halt();
             try {
                 consumeThread.join(10_000);

@@ -52,6 +52,19 @@ public final class ClusterMain {
         stopped.await();
     }
 
+    /** Appends one line and flushes it at once (a reader in another process sees whole lines), one writer at a time. */
+    public static void writeLine(java.io.BufferedWriter out, String line) {
+        synchronized (out) {
+            try {
+                out.write(line);
+                out.newLine();
+                out.flush();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+    }
+
     /** Writes through a temporary file and a rename, so a polling reader sees the old or the new text. */
     public static void writeAtomically(Path file, String text) throws IOException {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");

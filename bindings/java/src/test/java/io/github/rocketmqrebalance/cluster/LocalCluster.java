@@ -47,19 +47,49 @@ public final class LocalCluster implements AutoCloseable {
         System.setProperty("rocketmq.client.logRoot", new File(home, "logs").getPath());
         System.setProperty("rocketmq.home.dir", home.getPath());
         Random random = new Random();
-        int namesrvPort = freePort(random, 0);
-        NettyServerConfig namesrvNetty = new NettyServerConfig();
-        namesrvNetty.setListenPort(namesrvPort);
-        namesrvNetty.setBindAddress("127.0.0.1");
-        NamesrvController namesrv = new NamesrvController(new NamesrvConfig(), namesrvNetty);
+        NamesrvController namesrv = startNamesrv(freePort(random, 0));
+        String namesrvAddr = "127.0.0.1:" + namesrv.getNettyServerConfig().getListenPort();
+        // The broker also listens on port - 2 (the VIP channel) and on the HA port.
+        BrokerController broker;
+        try {
+            broker = startBroker(home, namesrvAddr, freePort(random, 2), freePort(random, 0));
+        } catch (Exception e) {
+            namesrv.shutdown();
+            throw e;
+        }
+        return new LocalCluster(home, namesrv, broker, namesrvAddr);
+    }
+
+    /** A NameServer on loopback {@code port}. */
+    public static NamesrvController startNamesrv(int port) throws Exception {
+        NettyServerConfig netty = new NettyServerConfig();
+        netty.setListenPort(port);
+        netty.setBindAddress("127.0.0.1");
+        NamesrvController namesrv = new NamesrvController(new NamesrvConfig(), netty);
         if (!namesrv.initialize()) {
             throw new IllegalStateException("the NameServer did not initialize");
         }
         namesrv.start();
-        String namesrvAddr = "127.0.0.1:" + namesrvPort;
+        return namesrv;
+    }
 
-        // The broker also listens on port - 2 (the VIP channel) and on the HA port.
-        int brokerPort = freePort(random, 2);
+    /**
+     * The broker, storing under {@code home}/store; started again on the same {@code home} and
+     * ports (after a kill) it recovers that store: its messages, topics and the consumer offsets
+     * it had flushed, but not its orderly lock table or its consumer groups' members (memory only).
+     */
+    public static BrokerController startBroker(File home, String namesrvAddr, int brokerPort, int haPort) throws Exception {
+        return startBroker(home, namesrvAddr, brokerPort, haPort, initialized -> { });
+    }
+
+    /** What runs on an initialized broker before it starts serving. */
+    public interface BeforeStart {
+        void accept(BrokerController broker) throws Exception;
+    }
+
+    /** {@link #startBroker(File, String, int, int)}, running {@code beforeStart} just before the broker serves. */
+    public static BrokerController startBroker(File home, String namesrvAddr, int brokerPort, int haPort, BeforeStart beforeStart)
+        throws Exception {
         BrokerConfig brokerConfig = new BrokerConfig();
         brokerConfig.setBrokerName(BROKER_NAME);
         brokerConfig.setBrokerClusterName("local");
@@ -77,15 +107,15 @@ public final class LocalCluster implements AutoCloseable {
         store.setMappedFileSizeConsumeQueue(20 * 20_000);
         store.setMaxHashSlotNum(1000);
         store.setMaxIndexNum(4000);
-        store.setHaListenPort(freePort(random, 0));
+        store.setHaListenPort(haPort);
         store.setDiskMaxUsedSpaceRatio(99);
         BrokerController broker = new BrokerController(brokerConfig, brokerNetty, new NettyClientConfig(), store);
         if (!broker.initialize()) {
-            namesrv.shutdown();
             throw new IllegalStateException("the Broker did not initialize");
         }
+        beforeStart.accept(broker);
         broker.start();
-        return new LocalCluster(home, namesrv, broker, namesrvAddr);
+        return broker;
     }
 
     /**
@@ -140,6 +170,11 @@ public final class LocalCluster implements AutoCloseable {
      * "no route" (a Go consumer gives up at once, a producer's send fails).
      */
     public void createTopic(String topic, int queues) throws Exception {
+        createTopic(broker, namesrvAddr, topic, queues);
+    }
+
+    /** {@link #createTopic(String, int)} on any broker registered with {@code namesrvAddr}. */
+    public static void createTopic(BrokerController broker, String namesrvAddr, String topic, int queues) throws Exception {
         TopicConfig config = new TopicConfig(topic, queues, queues, PermName.PERM_READ | PermName.PERM_WRITE);
         broker.getTopicConfigManager().updateTopicConfig(config);
         broker.registerBrokerAll(true, false, true);

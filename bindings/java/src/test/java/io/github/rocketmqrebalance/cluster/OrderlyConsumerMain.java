@@ -22,8 +22,10 @@ import org.apache.rocketmq.common.message.MessageExt;
 
 /**
  * One orderly consumer process for scripts/e2e/orderly.sh:
- * {@code OrderlyConsumerMain <namesrv> <group> <topic> safe|java|stock <name> <state-dir>}.
- * {@code safe} and {@code java} are {@link SafeOrderlyConsumer} with those semantics, {@code stock}
+ * {@code OrderlyConsumerMain <namesrv> <group> <topic> safe|safe-nowatch|java|stock <name> <state-dir>}.
+ * {@code safe} and {@code java} are {@link SafeOrderlyConsumer} with those semantics,
+ * {@code safe-nowatch} is {@code safe} without its broker watch (the control of the broker
+ * restart test: a restart then reaches the engine only through a lock renewal), {@code stock}
  * is {@code DefaultMQPushConsumer} with {@code MessageListenerOrderly} (Java's own RebalanceImpl).
  * All use AVG and start new queues from the first offset.
  *
@@ -44,7 +46,7 @@ public final class OrderlyConsumerMain {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 6) {
-            System.err.println("usage: OrderlyConsumerMain <namesrv> <group> <topic> safe|java|stock <name> <state-dir>");
+            System.err.println("usage: OrderlyConsumerMain <namesrv> <group> <topic> safe|safe-nowatch|java|stock <name> <state-dir>");
             System.exit(2);
         }
         String namesrv = args[0];
@@ -58,9 +60,9 @@ public final class OrderlyConsumerMain {
         MessageListenerOrderly listener = (msgs, context) -> {
             long start = System.nanoTime();
             String span = context.getMessageQueue().getQueueId() + " " + msgs.get(0).getQueueOffset() + " " + msgs.get(msgs.size() - 1).getQueueOffset();
-            write(calls, "B " + span + " " + start);
+            ClusterMain.writeLine(calls, "B " + span + " " + start);
             slowIfAsked(dir, name, context.getMessageQueue().getQueueId());
-            write(calls, "E " + span + " " + start + " " + System.nanoTime() + " " + bodies(msgs));
+            ClusterMain.writeLine(calls, "E " + span + " " + start + " " + System.nanoTime() + " " + bodies(msgs));
             return ConsumeOrderlyStatus.SUCCESS;
         };
         Stoppable consumer;
@@ -81,6 +83,9 @@ public final class OrderlyConsumerMain {
             c.setInstanceName(name);
             c.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
             c.setSemantics(kind.equals("java") ? RebalanceConfig.Semantics.JAVA : RebalanceConfig.Semantics.SAFE);
+            if (kind.equals("safe-nowatch")) {
+                c.setBrokerWatchIntervalMillis(0);
+            }
             c.subscribe(topic);
             c.registerMessageListener(listener);
             c.start();
@@ -134,17 +139,5 @@ public final class OrderlyConsumerMain {
             b.append(new String(m.getBody(), StandardCharsets.UTF_8));
         }
         return b.toString();
-    }
-
-    private static void write(BufferedWriter out, String line) {
-        synchronized (out) {
-            try {
-                out.write(line);
-                out.newLine();
-                out.flush();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
     }
 }

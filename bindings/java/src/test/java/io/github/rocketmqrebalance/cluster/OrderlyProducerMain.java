@@ -16,9 +16,12 @@ import org.apache.rocketmq.common.message.Message;
  * Keyed messages for the orderly test, until {@code <stop-file>} exists:
  * {@code OrderlyProducerMain <namesrv> <topic> <keys> <per-second> <sent-file> <stop-file>}.
  * Key {@code k<i>} always goes to queue {@code i mod queues}, and its bodies are
- * {@code k<i>:<seq>} with seq 0, 1, 2, ...; each confirmed body is appended to the sent file.
+ * {@code k<i>:<seq>} with seq 0, 1, 2, ...; each confirmed body is appended to the sent file. A
+ * broker restart is waited out (see {@link #throughOutage}).
  */
 public final class OrderlyProducerMain {
+    static final long OUTAGE_MS = 180_000;
+
     private OrderlyProducerMain() {
     }
 
@@ -42,7 +45,7 @@ public final class OrderlyProducerMain {
                 int key = (int) (i % keys);
                 String body = "k" + key + ":" + seq[key];
                 Message m = new Message(topic, "", "k" + key, body.getBytes(StandardCharsets.UTF_8));
-                SendResult r = Patient.send(() -> producer.send(m, (mqs, msg, arg) -> mqs.get((Integer) arg % mqs.size()), key));
+                SendResult r = throughOutage(() -> producer.send(m, (mqs, msg, arg) -> mqs.get((Integer) arg % mqs.size()), key));
                 if (r.getSendStatus() == SendStatus.SEND_OK) {
                     seq[key]++;
                     sent++;
@@ -56,5 +59,30 @@ public final class OrderlyProducerMain {
             producer.shutdown();
         }
         System.out.println("sent " + sent + " to " + topic);
+    }
+
+    /**
+     * Sends, and while the broker is away (killed and starting again) sends the same message
+     * again every half second, for up to {@link #OUTAGE_MS}: the key's sequence waits for it. A
+     * send that failed after the broker stored it is then stored twice, which the checker counts
+     * as a delivery beyond the first, never as a loss or an order violation.
+     */
+    private static SendResult throughOutage(Patient.Attempt attempt) throws Exception {
+        long deadline = System.nanoTime() + OUTAGE_MS * 1_000_000;
+        boolean told = false;
+        while (true) {
+            try {
+                return Patient.send(attempt);
+            } catch (Exception e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                if (!told) {
+                    System.err.println("send failed (" + e + "); sending again until the broker answers");
+                    told = true;
+                }
+                Thread.sleep(500);
+            }
+        }
     }
 }
