@@ -208,8 +208,8 @@ fn print_summary(a: &Aggregate) {
     );
     let v = &a.violations;
     println!(
-        "  invariant violations: orderly exclusivity {}, lost messages {}, offset regressions {}, convergence {}",
-        v.orderly_exclusivity, v.lost_messages, v.offset_regressions, v.convergence
+        "  invariant violations: orderly exclusivity {}, lost messages {}, offset regressions {}, convergence {}, unlocks under a running call {}",
+        v.orderly_exclusivity, v.lost_messages, v.offset_regressions, v.convergence, v.unlock_under_call
     );
     let o = &a.observed;
     println!(

@@ -12,7 +12,10 @@ fn default_run_prints_rounds_and_a_clean_summary() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("D joins") && text.contains("B crashes") && text.contains("broker-0 restarts"), "{text}");
-    assert!(text.contains("invariant violations: orderly exclusivity 0, lost messages 0, offset regressions 0, convergence 0"), "{text}");
+    assert!(
+        text.contains("invariant violations: orderly exclusivity 0, lost messages 0, offset regressions 0, convergence 0, unlocks under a running call 0"),
+        "{text}"
+    );
 }
 
 /// The main job reads without the source: strategy and semantics named, columns labelled,

@@ -41,11 +41,16 @@ pub struct Violations {
     pub offset_regressions: u64,
     /// Queues without exactly one owner 2 rounds (+5 s) after the group's views agreed.
     pub convergence: u64,
+    /// An orderly queue unlocked at the broker by a consumer while that consumer's own listener
+    /// call on it still ran (the host contract: unlock only under the consume lock), a release
+    /// given up past `release_give_up_ms` excepted. Seen directly, so a restart nearby cannot
+    /// hide it behind the clashes a forgotten lock explains.
+    pub unlock_under_call: u64,
 }
 
 impl Violations {
     pub fn total(&self) -> u64 {
-        self.orderly_exclusivity + self.lost_messages + self.offset_regressions + self.convergence
+        self.orderly_exclusivity + self.lost_messages + self.offset_regressions + self.convergence + self.unlock_under_call
     }
 
     /// Adds another run's counts (aggregates over seeds).
@@ -54,6 +59,7 @@ impl Violations {
         self.lost_messages += v.lost_messages;
         self.offset_regressions += v.offset_regressions;
         self.convergence += v.convergence;
+        self.unlock_under_call += v.unlock_under_call;
     }
 }
 
@@ -122,6 +128,8 @@ pub struct Checks {
     pub lock_loss: BTreeMap<MessageQueue, Vec<(String, u64, Option<u64>)>>,
     /// Orderly states given up while a listener call ran: queue -> (instance, time).
     pub given_up: BTreeMap<MessageQueue, (usize, u64)>,
+    /// Unlocks under a running call this tick, not yet judged: (queue, instance, when).
+    pub pending_unlocks: Vec<(MessageQueue, usize, u64)>,
     /// Pairs of processes sharing a client id: (a, b, from, until).
     pub duplicated: Vec<(usize, usize, u64, u64)>,
     /// Locks each consumer's engine reported lost (`LockReport::lost`), until it takes the queue
@@ -192,6 +200,23 @@ impl Checks {
             self.summary.violations.orderly_exclusivity += 1;
             self.breaches.push((start, queue.clone(), instance, other, since, until));
             self.note(format!("t={start}ms {queue}: instance {instance} starts a listener call while instance {other} runs one ({since}..{until}ms)"));
+        }
+    }
+
+    /// A consumer unlocked `queue` while its own listener call on it ran; judged at the end of
+    /// the tick ([`Checks::settle_unlocks`]), once a give-up in the same call has been recorded.
+    pub fn unlock_under_call(&mut self, queue: &MessageQueue, instance: usize, now: u64) {
+        self.pending_unlocks.push((queue.clone(), instance, now));
+    }
+
+    /// Counts every unlock under a running call of this tick that was not a release given up.
+    pub fn settle_unlocks(&mut self) {
+        for (queue, instance, at) in std::mem::take(&mut self.pending_unlocks) {
+            if self.given_up.get(&queue) == Some(&(instance, at)) {
+                continue;
+            }
+            self.summary.violations.unlock_under_call += 1;
+            self.note(format!("t={at}ms {queue}: instance {instance} unlocks the queue while its own listener call on it runs"));
         }
     }
 
@@ -340,6 +365,20 @@ mod tests {
         assert_eq!(c.summary.violations.lost_messages, 3);
         assert_eq!(c.summary.duplicates, 1);
         assert_eq!(c.summary.messages_consumed, 6);
+    }
+
+    #[test]
+    fn an_unlock_under_a_running_call_is_a_violation_unless_the_release_was_given_up() {
+        let mut c = Checks::default();
+        c.unlock_under_call(&q(0), 1, 5_000);
+        c.unlock_under_call(&q(1), 2, 5_000);
+        // The same tick's report gave up queue 1's release (a hung call past release_give_up_ms).
+        c.given_up.insert(q(1), (2, 5_000));
+        c.settle_unlocks();
+        assert_eq!(c.summary.violations.unlock_under_call, 1);
+        assert!(c.summary.first_violations[0].contains("instance 1 unlocks"), "{:?}", c.summary.first_violations);
+        c.settle_unlocks();
+        assert_eq!(c.summary.violations.unlock_under_call, 1, "judged once");
     }
 
     #[test]

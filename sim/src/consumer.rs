@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rocketmq_rebalance::engine::{Host, HostError, OffsetRead, ReadFrom, RebalanceConfig, Rebalancer, Semantics, Timing};
 use rocketmq_rebalance::{MessageQueue, Strategy};
 
-use crate::world::World;
+use crate::world::{World, BROKER_LOCK_EXPIRY_MS};
 
 /// Rebalance every 20 s, or after 1 s when the last round was not balanced (`RebalanceService`).
 pub const REBALANCE_INTERVAL_MS: u64 = 20_000;
@@ -170,7 +170,13 @@ impl Host for SimHost<'_> {
         if !self.call_ok(broker) {
             return Err(Self::failed(broker));
         }
+        let now = self.world.now;
         for q in queues {
+            // Only an unlock that frees a lock this client holds lets another consumer in.
+            let held = self.world.locks.get(q).is_some_and(|l| l.client_id == self.client_id && now.saturating_sub(l.renewed_at) <= BROKER_LOCK_EXPIRY_MS);
+            if held && self.calls.get(q).is_some_and(|c| c.end > now) {
+                self.world.checks.unlock_under_call(q, self.instance, now);
+            }
             self.world.unlock(q, self.client_id);
         }
         Ok(())

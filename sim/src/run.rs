@@ -426,6 +426,7 @@ impl Sim<'_> {
 
     /// Owners now, handoff gaps, and the convergence check once the group has been quiet.
     fn observe(&mut self) {
+        self.world.checks.settle_unlocks();
         let now = self.world.now;
         let mut owners: BTreeMap<MessageQueue, Vec<usize>> = BTreeMap::new();
         for (t, topic) in self.world.topics.iter().enumerate() {

@@ -33,7 +33,7 @@ import org.apache.rocketmq.common.message.MessageExt;
  * ({@code B <queueId> <firstOffset> <lastOffset> <startNs>}) and when it returns
  * ({@code E <queueId> <firstOffset> <lastOffset> <startNs> <endNs> <body,body,...>}), times from
  * {@code System.nanoTime()} (CLOCK_MONOTONIC, comparable across processes). A call begun while
- * {@code <name>.slow} exists (it holds milliseconds) sleeps that long, and writes
+ * {@code <name>.slow} exists ({@code <queueId|*> <ms>}: a call on that queue, or on any) sleeps that long, and writes
  * {@code <name>.slow-started} first, so a script can kill the process inside it.
  */
 public final class OrderlyConsumerMain {
@@ -111,7 +111,7 @@ public final class OrderlyConsumerMain {
         }
     }
 
-    /** The cue's milliseconds if it is for this queue (taken: it applies once), else 0. */
+    /** The cue's milliseconds if it is for this queue, or for any ({@code *}) (taken: it applies once), else 0. */
     private static synchronized long takeSlowCue(Path dir, String name, int queueId) {
         Path slow = dir.resolve(name + ".slow");
         try {
@@ -119,7 +119,7 @@ public final class OrderlyConsumerMain {
                 return 0;
             }
             String[] asked = new String(Files.readAllBytes(slow), StandardCharsets.UTF_8).trim().split(" ");
-            if (Integer.parseInt(asked[0]) != queueId) {
+            if (!asked[0].equals("*") && Integer.parseInt(asked[0]) != queueId) {
                 return 0;
             }
             Files.deleteIfExists(slow);
