@@ -1,0 +1,27 @@
+use std::io;
+
+/// Everything that can go wrong between this client and a NameServer, a broker or a client
+/// relayed by a broker. Each says what was being read, so a user sees which answer was bad.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot connect to {addr}: {source}")]
+    Connect { addr: String, source: io::Error },
+    #[error("{addr} did not answer within {timeout_ms} ms")]
+    Timeout { addr: String, timeout_ms: u64 },
+    #[error("{addr} closed the connection{}", if *.mid_frame { " in the middle of a frame" } else { "" })]
+    Closed { addr: String, mid_frame: bool },
+    #[error("talking to {addr}: {source}")]
+    Io { addr: String, source: io::Error },
+    #[error("a frame of {len} bytes announced; at most {max} are accepted")]
+    FrameTooLarge { len: u64, max: u64 },
+    #[error("bad frame: {0}")]
+    BadFrame(String),
+    #[error("bad JSON at byte {at}: {what}")]
+    BadJson { at: usize, what: String },
+    #[error("{what}: the answer lacks {field}")]
+    MissingField { what: &'static str, field: String },
+    #[error("{what} refused with code {code}: {remark}")]
+    Refused { what: &'static str, code: i32, remark: String },
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,21 @@
+//! The network half of `rmq-rebalance inspect`: a small synchronous client of RocketMQ's remoting
+//! protocol that can send read-only requests only. `core` stays free of I/O; what this crate reads
+//! becomes a snapshot that core's diagnosis judges.
+//!
+//! - [`frame`]: the length-prefixed frame, read with a size limit;
+//! - [`command`]: the remoting command, its JSON header (what we send) and both header
+//!   encodings a server may answer with (JSON, and the binary `ROCKETMQ` one);
+//! - [`fastjson`]: a tolerant reader of the bodies, which are fastjson output: maps keyed by JSON
+//!   objects (`{{"brokerName":..}:{..}}`) and by bare numbers (`{0:"addr"}`);
+//! - [`connection`]: one TCP connection with timeouts, one request in flight, answers matched by
+//!   `opaque`, and only the request codes of [`ReadOnly`] on the wire.
+
+pub mod command;
+pub mod connection;
+mod error;
+pub mod fastjson;
+pub mod frame;
+
+pub use command::RemotingCommand;
+pub use connection::{Connection, ReadOnly};
+pub use error::{Error, Result};

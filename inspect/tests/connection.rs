@@ -1,0 +1,126 @@
+//! The client against fake servers on loopback (ports chosen by the OS): every way an answer can
+//! go wrong ends in a typed error within the request's timeout, never a hang or a panic.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rocketmq_rebalance_inspect::{Connection, Error, ReadOnly, RemotingCommand};
+
+/// A server that accepts one connection, reads one request frame, and hands it to `answer`.
+fn serve(answer: impl FnOnce(&mut std::net::TcpStream, RemotingCommand) + Send + 'static) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut len = [0u8; 4];
+        stream.read_exact(&mut len).unwrap();
+        let mut content = vec![0u8; u32::from_be_bytes(len) as usize];
+        stream.read_exact(&mut content).unwrap();
+        answer(&mut stream, RemotingCommand::decode(&content).unwrap());
+    });
+    addr
+}
+
+fn frame(content: &[u8]) -> Vec<u8> {
+    let mut out = (content.len() as u32).to_be_bytes().to_vec();
+    out.extend_from_slice(content);
+    out
+}
+
+fn response_to(request: &RemotingCommand, body: &[u8]) -> Vec<u8> {
+    let mut r = RemotingCommand { code: 0, flag: 1, opaque: request.opaque, language: "JAVA".into(), ..RemotingCommand::default() };
+    r.body = body.to_vec();
+    frame(&r.encode())
+}
+
+fn group(g: &str) -> BTreeMap<String, String> {
+    [("consumerGroup".to_owned(), g.to_owned())].into()
+}
+
+const SHORT: Duration = Duration::from_millis(400);
+
+#[test]
+fn the_answer_with_our_opaque_is_returned_and_anything_else_skipped() {
+    let addr = serve(|s, req| {
+        assert_eq!(req.code, 38);
+        assert_eq!(req.ext_fields.get("consumerGroup").map(String::as_str), Some("G"));
+        // A request of the server's own, then a stale answer, then ours.
+        let server_request = RemotingCommand { code: 40, opaque: 99, ..RemotingCommand::default() };
+        s.write_all(&frame(&server_request.encode())).unwrap();
+        let stale = RemotingCommand { flag: 1, opaque: req.opaque + 1000, ..RemotingCommand::default() };
+        s.write_all(&frame(&stale.encode())).unwrap();
+        s.write_all(&response_to(&req, br#"{"consumerIdList":["a"]}"#)).unwrap();
+    });
+    let mut c = Connection::open(&addr, SHORT).unwrap();
+    let answer = c.request(ReadOnly::ConsumerListByGroup, group("G"), Duration::from_secs(5)).unwrap();
+    assert_eq!(answer.body, br#"{"consumerIdList":["a"]}"#);
+}
+
+#[test]
+fn a_server_that_never_answers_times_out() {
+    let addr = serve(|_, _| thread::sleep(Duration::from_secs(3)));
+    let mut c = Connection::open(&addr, SHORT).unwrap();
+    let start = Instant::now();
+    let err = c.request(ReadOnly::ConsumeStats, group("G"), SHORT).unwrap_err();
+    assert!(matches!(err, Error::Timeout { .. }), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(3), "gave up at the deadline, not when the server did");
+}
+
+#[test]
+fn a_server_that_drips_bytes_still_times_out_at_the_deadline() {
+    let addr = serve(|s, _| {
+        for b in [0u8, 0, 0, 100, 0, 0, 0] {
+            if s.write_all(&[b]).is_err() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(150));
+        }
+    });
+    let mut c = Connection::open(&addr, SHORT).unwrap();
+    let start = Instant::now();
+    let err = c.request(ReadOnly::ConsumeStats, group("G"), Duration::from_millis(500)).unwrap_err();
+    assert!(matches!(err, Error::Timeout { .. }), "{err}");
+    assert!(start.elapsed() < Duration::from_millis(1000), "{:?}", start.elapsed());
+}
+
+#[test]
+fn a_close_in_the_middle_of_a_frame_is_said() {
+    let addr = serve(|s, _| s.write_all(&[0, 0, 0, 50, 0, 0]).unwrap());
+    let mut c = Connection::open(&addr, SHORT).unwrap();
+    let err = c.request(ReadOnly::RouteInfoByTopic, BTreeMap::new(), Duration::from_secs(5)).unwrap_err();
+    assert!(matches!(err, Error::Closed { mid_frame: true, .. }), "{err}");
+}
+
+#[test]
+fn a_huge_length_prefix_is_refused() {
+    let addr = serve(|s, _| s.write_all(&[0x7F, 0xFF, 0xFF, 0xFF]).unwrap());
+    let mut c = Connection::open(&addr, SHORT).unwrap();
+    let err = c.request(ReadOnly::RouteInfoByTopic, BTreeMap::new(), Duration::from_secs(5)).unwrap_err();
+    assert!(matches!(err, Error::FrameTooLarge { .. }), "{err}");
+}
+
+#[test]
+fn a_garbage_frame_is_refused() {
+    let addr = serve(|s, _| s.write_all(&frame(&[9, 0, 0, 2, b'{', b'}'])).unwrap());
+    let mut c = Connection::open(&addr, SHORT).unwrap();
+    let err = c.request(ReadOnly::RouteInfoByTopic, BTreeMap::new(), Duration::from_secs(5)).unwrap_err();
+    assert!(matches!(err, Error::BadFrame(_)), "{err}");
+}
+
+#[test]
+fn nobody_listening_is_a_connect_error() {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port(); // bound, then closed
+    let err = Connection::open(&format!("127.0.0.1:{port}"), SHORT).err().expect("nothing listens there");
+    assert!(matches!(err, Error::Connect { .. }), "{err}");
+    assert!(err.to_string().contains(&port.to_string()), "{err}");
+}
+
+#[test]
+fn only_read_only_codes_exist() {
+    let codes: Vec<i32> = ReadOnly::ALL.iter().map(|r| r.code()).collect();
+    assert_eq!(codes, [105, 38, 203, 307, 208, 352]);
+    assert!(!codes.contains(&41) && !codes.contains(&42), "LOCK_BATCH_MQ and UNLOCK_BATCH_MQ are not reads");
+}
