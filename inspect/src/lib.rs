@@ -7,6 +7,7 @@
 //!   encodings a server may answer with (JSON, and the binary `ROCKETMQ` one);
 //! - [`fastjson`]: a tolerant reader of the bodies, which are fastjson output: maps keyed by JSON
 //!   objects (`{{"brokerName":..}:{..}}`) and by bare numbers (`{0:"addr"}`);
+//! - [`requests`]: the read-only requests and their decoders (route, members, connections, running info);
 //! - [`connection`]: one TCP connection with timeouts, one request in flight, answers matched by
 //!   `opaque`, and only the request codes of [`ReadOnly`] on the wire.
 
@@ -15,6 +16,7 @@ pub mod connection;
 mod error;
 pub mod fastjson;
 pub mod frame;
+pub mod requests;
 
 pub use command::RemotingCommand;
 pub use connection::{Connection, ReadOnly};

@@ -111,6 +111,32 @@ class Group:
             time.sleep(0.5)
         raise SystemExit(f"the group did not settle ({phase}) within {SETTLE_TIMEOUT:.0f} s: {why}")
 
+    def decoded_agrees(self, timeout=30.0):
+        """Reads the group from the cluster with inspect's client (inspect/examples/read_group) and
+        checks that each running consumer's held queues, decoded from its running info as the
+        broker relays it, are what the consumer itself wrote; retried for `timeout` s, since the
+        two are written apart. Returns the number of clients compared; fails on a lasting mismatch."""
+        start, why = time.monotonic(), "not read yet"
+        while time.monotonic() - start < timeout:
+            done = subprocess.run([self.args.read_group, self.args.namesrv, self.group, self.topic], capture_output=True, text=True, timeout=120)
+            if done.returncode != 0:
+                why = done.stderr.strip()
+            else:
+                read = json.loads(done.stdout)
+                decoded = {c["client_id"]: c["held"] for b in read["brokers"] for c in b["clients"]}
+                recs = self.holdings()
+                mismatch = []
+                for name, r in recs.items():
+                    held = decoded.get(r["client_id"])
+                    got = sorted(q["queue_id"] for q in held) if isinstance(held, list) else held
+                    if got != sorted(r["queues"]):
+                        mismatch.append(f"{name}: decoded {got}, wrote {sorted(r['queues'])}")
+                if not mismatch and len(decoded) == len(recs):
+                    return len(recs)
+                why = "; ".join(mismatch) or f"{len(decoded)} connections for {len(recs)} consumers"
+            time.sleep(2)
+        raise SystemExit(f"the inspect client's decoding of {self.group} disagrees with what its consumers wrote: {why}")
+
     def wait_for_group(self, extra):
         """For the control: waits until every consumer sees the whole group, then `extra` seconds."""
         wait_for("the control group's consumers to see the whole group", lambda: self.view()[0], SETTLE_TIMEOUT, self.procs)
@@ -178,12 +204,14 @@ def run_ours(args):
         for name, go in (("go1", True), ("go2", True), ("java1", False), ("java2", False)):
             g.start_go(name, "ours") if go else g.start_java(name, "native")
         g.settle("2 Go + 2 Java")
+        print(f"  inspect's client decodes every member's holdings as they wrote them ({g.decoded_agrees()} clients)", flush=True)
         g.produce()
         g.start_go("go3", "ours")
         g.settle("go3 joined")
         g.produce()
         g.stop("go1")
         g.settle("go1 left")
+        print(f"  inspect's client decodes every member's holdings as they wrote them ({g.decoded_agrees()} clients)", flush=True)
         g.produce()
         g.wait_consumed(timeout=180)
         sent, seen, deliveries = g.consumption()
@@ -212,6 +240,7 @@ def run_control(args):
         shares = ", ".join(f"{n} {r['queues']}" for n, r in sorted(recs.items()))
         print(f"  holdings: {shares}", flush=True)
         print(f"  queues with no owner: {unowned}; with two or more: {double}", flush=True)
+        print(f"  inspect's client decodes every member's holdings as they wrote them ({g.decoded_agrees()} clients)", flush=True)
         g.produce()
         g.wait_consumed(timeout=90, quiet_for=15)
         sent, seen, _ = g.consumption()
@@ -226,6 +255,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--java-cp", required=True)
     p.add_argument("--go-consumer", required=True)
+    p.add_argument("--read-group", required=True, help="inspect/examples/read_group, built")
     p.add_argument("--state", required=True)
     args = p.parse_args()
     cluster = Cluster(args.java_cp, args.state, [("MIXED_OURS", QUEUES), ("MIXED_CONTROL", QUEUES)])
