@@ -2,6 +2,7 @@
 
 mod allocate;
 mod compare;
+mod inspect;
 mod progress;
 mod queue_spec;
 mod sim_table;
@@ -25,6 +26,9 @@ enum Command {
     /// Run the rebalance engine in a seeded model of a RocketMQ cluster with injected faults, and
     /// check that nothing is lost, orderly queues stay exclusive, and the group converges.
     Simulate(simulate::Args),
+    /// What a running consumer group holds against what it should hold, read from the cluster
+    /// (read-only): queues nobody holds, queues held twice, holders their strategy does not name.
+    Inspect(inspect::Args),
     /// Every strategy over a grid of group shapes: balance, idle members, and movement on one join
     /// and one leave relative to the fewest moves any balanced assignment needs.
     Compare(compare::Args),
@@ -36,6 +40,7 @@ fn main() -> ExitCode {
         Command::Allocate(args) => allocate::run(args),
         Command::Simulate(args) => simulate::run_cmd(args),
         Command::Compare(args) => compare::run(args),
+        Command::Inspect(args) => inspect::run(args),
     };
     match result {
         Ok(code) => code,

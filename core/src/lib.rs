@@ -19,6 +19,7 @@
 
 pub mod batch;
 pub mod config;
+pub mod diagnose;
 pub mod engine;
 pub mod error;
 pub mod group;

@@ -8,6 +8,7 @@
 //! - [`fastjson`]: a tolerant reader of the bodies, which are fastjson output: maps keyed by JSON
 //!   objects (`{{"brokerName":..}:{..}}`) and by bare numbers (`{0:"addr"}`);
 //! - [`requests`]: the read-only requests and their decoders (route, members, connections, running info);
+//! - [`read`]: one whole inspection into core's `diagnose::Snapshot`;
 //! - [`connection`]: one TCP connection with timeouts, one request in flight, answers matched by
 //!   `opaque`, and only the request codes of [`ReadOnly`] on the wire.
 
@@ -16,6 +17,7 @@ pub mod connection;
 mod error;
 pub mod fastjson;
 pub mod frame;
+pub mod read;
 pub mod requests;
 
 pub use command::RemotingCommand;

@@ -31,6 +31,9 @@ BATCH = 300
 SETTLE_TIMEOUT = 180.0  # the Go client rebalances every 20 s, and on the broker's notification
 STABLE_FOR = 3.0
 GO_REBALANCE = 20.0
+# What the fixed group's members run, for inspect's expected map (the Go client names no strategy,
+# and a Java property names a class without its parameters).
+OURS_STRATEGIES = ('GO=consistent_hash:{"virtual_node_count":10}', 'JAVA=consistent_hash:{"virtual_node_count":10}')
 
 
 class Group:
@@ -111,31 +114,52 @@ class Group:
             time.sleep(0.5)
         raise SystemExit(f"the group did not settle ({phase}) within {SETTLE_TIMEOUT:.0f} s: {why}")
 
-    def decoded_agrees(self, timeout=30.0):
-        """Reads the group from the cluster with inspect's client (inspect/examples/read_group) and
-        checks that each running consumer's held queues, decoded from its running info as the
-        broker relays it, are what the consumer itself wrote; retried for `timeout` s, since the
-        two are written apart. Returns the number of clients compared; fails on a lasting mismatch."""
-        start, why = time.monotonic(), "not read yet"
+    def inspect(self, *strategies):
+        """Runs `rmq-rebalance inspect` on this group's topic: (exit status, its JSON, the snapshot it saved)."""
+        saved = self.dir / "inspect-snapshot.json"
+        cmd = [self.args.rmq_rebalance, "inspect", "--namesrv", self.args.namesrv, "--group", self.group, "--topic", self.topic, "--json", "--save", str(saved)]
+        for s in strategies:
+            cmd += ["--strategy-of", s]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if done.returncode == 2:
+            return 2, done.stderr.strip(), None
+        return done.returncode, json.loads(done.stdout), json.loads(saved.read_text())
+
+    def inspect_agrees(self, expect_healthy, *strategies, timeout=30.0):
+        """Checks `inspect` against what the consumers wrote themselves: each client's holdings as
+        decoded from its running info, and the orphaned and double-held queues it reports, must be
+        the held files' (retried for `timeout` s, since the two are written apart); in the fixed
+        group it must also find nothing (exit 0). Returns a one-line account; fails on a lasting
+        mismatch."""
+        start, why = time.monotonic(), "not run yet"
         while time.monotonic() - start < timeout:
-            done = subprocess.run([self.args.read_group, self.args.namesrv, self.group, self.topic], capture_output=True, text=True, timeout=120)
-            if done.returncode != 0:
-                why = done.stderr.strip()
+            before = self.view()
+            code, out, snapshot = self.inspect(*strategies)
+            complete, holders, recs = self.view()
+            if code == 2:
+                why = f"inspect could not inspect: {out}"
+            elif json.dumps(before[1]) != json.dumps(holders):
+                why = "the group moved while it was inspected"
             else:
-                read = json.loads(done.stdout)
-                decoded = {c["client_id"]: c["held"] for b in read["brokers"] for c in b["clients"]}
-                recs = self.holdings()
-                mismatch = []
-                for name, r in recs.items():
-                    held = decoded.get(r["client_id"])
-                    got = sorted(q["queue_id"] for q in held) if isinstance(held, list) else held
-                    if got != sorted(r["queues"]):
-                        mismatch.append(f"{name}: decoded {got}, wrote {sorted(r['queues'])}")
-                if not mismatch and len(decoded) == len(recs):
-                    return len(recs)
-                why = "; ".join(mismatch) or f"{len(decoded)} connections for {len(recs)} consumers"
+                decoded = {
+                    c["client_id"]: sorted(h["queue"][2] for h in (c["running"] or {}).get("held", []) if h["queue"][0] == self.topic and not h["dropped"])
+                    for c in snapshot["clients"]
+                }
+                wrote = {r["client_id"]: sorted(r["queues"]) for r in recs.values()}
+                found = {
+                    k: sorted(int(q.rsplit(":", 1)[1]) for f in out["findings"] if f["kind"] == k for q in f["queues"]) for k in ("orphaned", "double_held")
+                }
+                truth = {"orphaned": sorted(q for q, h in holders.items() if not h), "double_held": sorted(q for q, h in holders.items() if len(h) > 1)}
+                if decoded != wrote:
+                    why = f"decoded holdings {decoded}, written {wrote}"
+                elif found != truth:
+                    why = f"inspect found {found}, the consumers' files say {truth}"
+                elif expect_healthy and code != 0:
+                    why = f"inspect reported findings in a healthy group: {out['findings']}"
+                else:
+                    return f"inspect agrees: {len(wrote)} clients' holdings decoded as written, orphaned {truth['orphaned']}, double-held {truth['double_held']}, exit {code}"
             time.sleep(2)
-        raise SystemExit(f"the inspect client's decoding of {self.group} disagrees with what its consumers wrote: {why}")
+        raise SystemExit(f"rmq-rebalance inspect disagrees with what the consumers of {self.group} wrote: {why}")
 
     def wait_for_group(self, extra):
         """For the control: waits until every consumer sees the whole group, then `extra` seconds."""
@@ -204,14 +228,14 @@ def run_ours(args):
         for name, go in (("go1", True), ("go2", True), ("java1", False), ("java2", False)):
             g.start_go(name, "ours") if go else g.start_java(name, "native")
         g.settle("2 Go + 2 Java")
-        print(f"  inspect's client decodes every member's holdings as they wrote them ({g.decoded_agrees()} clients)", flush=True)
+        print(f"  {g.inspect_agrees(True, *OURS_STRATEGIES)}", flush=True)
         g.produce()
         g.start_go("go3", "ours")
         g.settle("go3 joined")
         g.produce()
         g.stop("go1")
         g.settle("go1 left")
-        print(f"  inspect's client decodes every member's holdings as they wrote them ({g.decoded_agrees()} clients)", flush=True)
+        print(f"  {g.inspect_agrees(True, *OURS_STRATEGIES)}", flush=True)
         g.produce()
         g.wait_consumed(timeout=180)
         sent, seen, deliveries = g.consumption()
@@ -240,7 +264,7 @@ def run_control(args):
         shares = ", ".join(f"{n} {r['queues']}" for n, r in sorted(recs.items()))
         print(f"  holdings: {shares}", flush=True)
         print(f"  queues with no owner: {unowned}; with two or more: {double}", flush=True)
-        print(f"  inspect's client decodes every member's holdings as they wrote them ({g.decoded_agrees()} clients)", flush=True)
+        print(f"  {g.inspect_agrees(False)}", flush=True)
         g.produce()
         g.wait_consumed(timeout=90, quiet_for=15)
         sent, seen, _ = g.consumption()
@@ -255,7 +279,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--java-cp", required=True)
     p.add_argument("--go-consumer", required=True)
-    p.add_argument("--read-group", required=True, help="inspect/examples/read_group, built")
+    p.add_argument("--rmq-rebalance", required=True, help="the CLI, built")
     p.add_argument("--state", required=True)
     args = p.parse_args()
     cluster = Cluster(args.java_cp, args.state, [("MIXED_OURS", QUEUES), ("MIXED_CONTROL", QUEUES)])

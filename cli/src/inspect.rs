@@ -1,0 +1,156 @@
+//! `rmq-rebalance inspect`: what a running consumer group holds against what it should hold,
+//! read from the cluster with read-only requests (crate `rocketmq-rebalance-inspect`) and judged
+//! by core's diagnosis. Exit status 0 healthy, 1 findings, 2 could not inspect.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use rocketmq_rebalance::diagnose::{diagnose, Diagnosis, Finding, Snapshot};
+use rocketmq_rebalance::{strategy_from_config, MessageQueue, Strategy};
+use rocketmq_rebalance_inspect::read::{read_group, Options};
+use serde_json::{json, Value};
+
+use crate::queue_spec;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// NameServer address(es), HOST:PORT[;HOST:PORT]. Required unless --load.
+    #[arg(long, required_unless_present = "load")]
+    namesrv: Option<String>,
+    /// The consumer group. Required unless --load.
+    #[arg(long, required_unless_present = "load")]
+    group: Option<String>,
+    /// A topic to judge (repeat); default: every topic the group subscribes to, and its retry topic.
+    #[arg(long)]
+    topic: Vec<String>,
+    /// The strategy of clients that do not name theirs (or to override): KEY=STRATEGY[:PARAMS],
+    /// KEY a language (GO, CPP, ...) or a client id, STRATEGY as `allocate --strategy` takes it,
+    /// PARAMS its JSON parameters, e.g. 'GO=consistent_hash:{"virtual_node_count":10}'.
+    #[arg(long = "strategy-of", value_name = "KEY=STRATEGY[:PARAMS]")]
+    strategy_of: Vec<String>,
+    /// Print the findings and the per-queue table as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Also write what the cluster answered to FILE (JSON), for a later --load.
+    #[arg(long, value_name = "FILE", conflicts_with = "load")]
+    save: Option<String>,
+    /// Diagnose a snapshot written by --save instead of reading the cluster.
+    #[arg(long, value_name = "FILE")]
+    load: Option<String>,
+}
+
+/// Java's own strategies whose answers do not depend on parameters the properties cannot show.
+const JAVA_CLASSES: [(&str, &str); 2] = [
+    ("org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely", "averagely"),
+    ("org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle", "circle"),
+];
+
+pub fn run(args: Args) -> Result<ExitCode, String> {
+    let overrides = parse_overrides(&args.strategy_of)?;
+    let snapshot = match &args.load {
+        Some(file) => {
+            let text = std::fs::read_to_string(file).map_err(|e| format!("--load {file}: {e}"))?;
+            serde_json::from_str::<Snapshot>(&text).map_err(|e| format!("--load {file}: not a snapshot: {e}"))?
+        }
+        None => {
+            let (namesrv, group) = (args.namesrv.as_deref().unwrap_or_default(), args.group.as_deref().unwrap_or_default());
+            read_group(namesrv, group, &args.topic, &Options::default()).map_err(|e| format!("cannot inspect {group}: {e}"))?
+        }
+    };
+    if let Some(file) = &args.save {
+        let text = serde_json::to_string_pretty(&snapshot).map_err(|e| e.to_string())?;
+        std::fs::write(file, text + "\n").map_err(|e| format!("--save {file}: {e}"))?;
+    }
+    let strategy_of = |client: &str| strategy_for(&snapshot, &overrides, client);
+    let mut d = diagnose(&snapshot, &strategy_of);
+    if !args.topic.is_empty() {
+        d.findings.retain(|f| f.topic.as_ref().is_none_or(|t| args.topic.contains(t)));
+        d.queues.retain(|r| args.topic.iter().any(|t| **t == *r.queue.topic));
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&to_json(&snapshot, &d)).map_err(|e| e.to_string())?);
+    } else {
+        print_table(&snapshot, &d);
+    }
+    Ok(if d.healthy() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn parse_overrides(specs: &[String]) -> Result<BTreeMap<String, Arc<dyn Strategy>>, String> {
+    let mut out = BTreeMap::new();
+    for spec in specs {
+        let (key, rest) = spec.split_once('=').ok_or_else(|| format!("--strategy-of {spec:?}: expected KEY=STRATEGY[:PARAMS]"))?;
+        let (name, params) = rest.split_once(':').unwrap_or((rest, "{}"));
+        let params: Value = serde_json::from_str(params).map_err(|e| format!("--strategy-of {spec:?}: the parameters are not JSON: {e}"))?;
+        let strategy = strategy_from_config(name, &params).map_err(|e| format!("--strategy-of {spec:?}: {e}"))?;
+        out.insert(key.to_owned(), strategy);
+    }
+    Ok(out)
+}
+
+/// A client's strategy: given for its id, else for its language, else named by its properties.
+fn strategy_for(snapshot: &Snapshot, overrides: &BTreeMap<String, Arc<dyn Strategy>>, client: &str) -> Option<Arc<dyn Strategy>> {
+    if let Some(s) = overrides.get(client) {
+        return Some(s.clone());
+    }
+    let language = snapshot.connections.iter().find(|c| c.client_id == client).map(|c| c.language.as_str());
+    if let Some(s) = language.and_then(|l| overrides.get(l)) {
+        return Some(s.clone());
+    }
+    let property = snapshot.clients.iter().find(|c| c.client_id == client)?.running.as_ref()?.properties.get("allocateMessageQueueStrategy")?;
+    let class = property.split('@').next()?;
+    let (_, name) = JAVA_CLASSES.iter().find(|(c, _)| *c == class)?;
+    strategy_from_config(name, &Value::Null).ok()
+}
+
+fn queues(q: &[MessageQueue]) -> String {
+    queue_spec::format(&q.iter().collect::<Vec<_>>())
+}
+
+fn finding_json(f: &Finding) -> Value {
+    json!({"kind": f.kind, "topic": f.topic, "queues": q_strings(&f.queues), "clients": f.clients, "detail": f.detail})
+}
+
+fn q_strings(q: &[MessageQueue]) -> Vec<String> {
+    q.iter().map(|m| format!("{}@{}:{}", m.topic, m.broker_name, m.queue_id)).collect()
+}
+
+fn to_json(s: &Snapshot, d: &Diagnosis) -> Value {
+    json!({
+        "group": s.group,
+        "healthy": d.healthy(),
+        "findings": d.findings.iter().map(finding_json).collect::<Vec<_>>(),
+        "queues": d.queues.iter().map(|r| json!({
+            "queue": q_strings(std::slice::from_ref(&r.queue))[0],
+            "holders": r.holders,
+            "handing_off": r.handing_off,
+            "expected": r.expected,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn print_table(s: &Snapshot, d: &Diagnosis) {
+    let members = s.connections.len();
+    println!("group {}: {members} connected clients, {} brokers asked", s.group, s.brokers.len());
+    let width = d.queues.iter().map(|r| q_strings(std::slice::from_ref(&r.queue))[0].len()).max().unwrap_or(5).max(5);
+    println!("{:width$}  {:40}  expected", "queue", "held by");
+    for r in &d.queues {
+        let mut held = r.holders.join(", ");
+        if !r.handing_off.is_empty() {
+            held += &format!(" (giving up: {})", r.handing_off.join(", "));
+        }
+        let held = if held.is_empty() { "-".to_owned() } else { held };
+        let expected = if r.expected.is_empty() { "?".to_owned() } else { r.expected.join(", ") };
+        println!("{:width$}  {held:40}  {expected}", q_strings(std::slice::from_ref(&r.queue))[0]);
+    }
+    if d.findings.is_empty() {
+        println!("healthy: every queue held once, by the member its strategy names");
+        return;
+    }
+    println!("{} findings:", d.findings.len());
+    for f in &d.findings {
+        let on = if f.queues.is_empty() { String::new() } else { format!(" {}", queues(&f.queues)) };
+        let kind = serde_json::to_value(f.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+        println!("  {kind}{on}: {}", f.detail);
+    }
+}

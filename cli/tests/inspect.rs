@@ -1,0 +1,115 @@
+//! `rmq-rebalance inspect` as a user runs it, without a cluster: a saved snapshot diagnosed
+//! offline (its answers derived by hand), and every way it can be given bad input. `--save` on a
+//! live cluster is tested by the mixed-group real-broker test, which reads what it saved.
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::process::{Command, Output};
+
+fn rmq(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rmq-rebalance")).args(args).output().expect("the binary runs")
+}
+
+/// Two AVG members over 4 queues (AVG gives the sorted first member queues 0-1, the second 2-3),
+/// holding `a` and `b`.
+fn snapshot(a: &[i32], b: &[i32]) -> String {
+    let held = |ids: &[i32]| -> Vec<serde_json::Value> {
+        ids.iter()
+            .map(|i| serde_json::json!({"queue": ["T", "broker-a", i], "dropped": false, "locked": false, "last_lock_ms": 0, "last_pull_ms": 0}))
+            .collect()
+    };
+    let avg = serde_json::json!({"allocateMessageQueueStrategy": "org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely@1b6d3586"});
+    serde_json::json!({
+        "group": "G",
+        "taken_at_ms": 0,
+        "topics": {"T": [["T", "broker-a", 0], ["T", "broker-a", 1], ["T", "broker-a", 2], ["T", "broker-a", 3]]},
+        "brokers": [{"broker": "broker-a", "addr": "127.0.0.1:10911", "consumer_ids": ["b@1", "a@1"]}],
+        "connections": [
+            {"client_id": "a@1", "client_addr": "10.0.0.1:1", "language": "JAVA", "version": 479},
+            {"client_id": "b@1", "client_addr": "10.0.0.2:1", "language": "JAVA", "version": 479}
+        ],
+        "clients": [
+            {"client_id": "a@1", "running": {"properties": avg, "held": held(a)}},
+            {"client_id": "b@1", "running": {"properties": avg, "held": held(b)}}
+        ]
+    })
+    .to_string()
+}
+
+/// A file in the temporary directory, removed when dropped.
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn arg(&self) -> &str {
+        self.0.to_str().expect("a UTF-8 temporary path")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn file(text: &str) -> TempFile {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let p = std::env::temp_dir().join(format!("rmq-inspect-test-{}-{n}.json", std::process::id()));
+    std::fs::File::create(&p).and_then(|mut f| f.write_all(text.as_bytes())).expect("a temporary file");
+    TempFile(p)
+}
+
+#[test]
+fn a_healthy_snapshot_exits_0_and_says_so() {
+    let f = file(&snapshot(&[0, 1], &[2, 3]));
+    let out = rmq(&["inspect", "--load", f.arg()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("healthy") && text.contains("T@broker-a:0") && text.contains("a@1"), "{text}");
+}
+
+#[test]
+fn findings_exit_1_and_their_json_names_queues_as_allocate_writes_them() {
+    // a@1 holds 0-2, b@1 holds 2: queue 2 twice (and a@1's own AVG does not give it 2), queue 3 by nobody.
+    let f = file(&snapshot(&[0, 1, 2], &[2]));
+    let out = rmq(&["inspect", "--load", f.arg(), "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<&str> = v["findings"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["orphaned", "double_held", "unexpected_holder"]);
+    assert_eq!(v["findings"][0]["queues"], serde_json::json!(["T@broker-a:3"]));
+    assert_eq!(v["findings"][1]["clients"], serde_json::json!(["a@1", "b@1"]));
+    assert_eq!(v["queues"][2]["expected"], serde_json::json!(["b@1"]), "the Java class in the properties names AVG");
+}
+
+#[test]
+fn a_strategy_given_for_a_language_overrides_the_properties() {
+    // Under AVG_BY_CIRCLE a@1 gets 0 and 2, b@1 gets 1 and 3: the AVG holdings are now unexpected.
+    let f = file(&snapshot(&[0, 1], &[2, 3]));
+    let out = rmq(&["inspect", "--load", f.arg(), "--json", "--strategy-of", "JAVA=circle"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let unexpected: Vec<&serde_json::Value> = v["findings"].as_array().unwrap().iter().filter(|f| f["kind"] == "unexpected_holder").collect();
+    assert_eq!(unexpected.len(), 2, "{v}");
+}
+
+#[test]
+fn bad_input_exits_2_with_a_reason() {
+    let refused = |args: &[&str], says: &str| {
+        let out = rmq(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err:?} does not say {says:?}");
+    };
+    refused(&["inspect"], "--namesrv");
+    refused(&["inspect", "--load", "/no/such/snapshot.json"], "--load /no/such/snapshot.json");
+    let garbage = file("{\"group\": 3}");
+    refused(&["inspect", "--load", garbage.arg()], "not a snapshot");
+    let good = file(&snapshot(&[0, 1], &[2, 3]));
+    refused(&["inspect", "--load", good.arg(), "--strategy-of", "JAVA"], "KEY=STRATEGY");
+    refused(&["inspect", "--load", good.arg(), "--strategy-of", "JAVA=no_such"], "no_such");
+    refused(&["inspect", "--load", good.arg(), "--strategy-of", "GO=consistent_hash:{oops"], "not JSON");
+    // A NameServer address where nothing listens: refused at once, not after a hang.
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    refused(&["inspect", "--namesrv", &format!("127.0.0.1:{port}"), "--group", "G"], "cannot inspect G");
+}

@@ -1,0 +1,81 @@
+//! What one inspection read from a live cluster, in the form `inspect --save` writes and
+//! `--load` reads: every answer as it came (or why it did not), nothing judged yet.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::MessageQueue;
+
+/// One consumer group as the cluster answered for it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {
+    pub group: String,
+    /// Wall clock (ms since the epoch) when it was read: lock and pull ages are measured from it.
+    pub taken_at_ms: i64,
+    /// Each topic the group rebalances (its subscriptions and `%RETRY%<group>`) with its readable
+    /// queues as the route lists them (a broker's `readQueueNums` queues); any order.
+    pub topics: BTreeMap<String, Vec<MessageQueue>>,
+    /// Each master broker's member list for the group. Clients ask a random broker, so every
+    /// master is asked, and one that disagrees is a finding.
+    pub brokers: Vec<BrokerMembers>,
+    /// The group's connections, as a broker lists them.
+    pub connections: Vec<ClientConnection>,
+    /// Each connected client's running info (what it holds), or why it is missing.
+    pub clients: Vec<ClientState>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrokerMembers {
+    pub broker: String,
+    pub addr: String,
+    /// The ids in the broker's order, duplicates kept; `None` when it did not answer.
+    pub consumer_ids: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientConnection {
+    pub client_id: String,
+    /// `ip:port` of the client's channel to the broker.
+    pub client_addr: String,
+    /// `JAVA`, `GO`, `CPP`, ...
+    pub language: String,
+    /// The client's version ordinal (Go always says 317).
+    pub version: i64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientState {
+    pub client_id: String,
+    /// `None` when the client did not answer; `error` says why.
+    pub running: Option<RunningState>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunningState {
+    /// The client's `properties` (a Java client names its `allocateMessageQueueStrategy` there).
+    pub properties: BTreeMap<String, String>,
+    /// Every entry of its `mqTable`.
+    pub held: Vec<HeldQueue>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeldQueue {
+    pub queue: MessageQueue,
+    /// Given up, its handoff not finished (Java keeps such an entry while its consume lock is busy).
+    pub dropped: bool,
+    /// Orderly consumers: holds the broker's lock, as the client last heard.
+    pub locked: bool,
+    pub last_lock_ms: i64,
+    pub last_pull_ms: i64,
+}

@@ -1,0 +1,120 @@
+//! Hand-built snapshots whose answers are derived by hand: AVG over the sorted members
+//! ["a@1", "b@1"] and 4 queues gives a@1 queues 0-1 and b@1 queues 2-3.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::strategy::Averagely;
+
+fn q(id: i32) -> MessageQueue {
+    MessageQueue::new("T", "broker-a", id)
+}
+
+fn held(ids: &[i32]) -> Vec<HeldQueue> {
+    ids.iter().map(|&i| HeldQueue { queue: q(i), dropped: false, locked: false, last_lock_ms: 0, last_pull_ms: 0 }).collect()
+}
+
+fn client(id: &str, queues: Vec<HeldQueue>) -> ClientState {
+    ClientState { client_id: id.into(), running: Some(RunningState { properties: BTreeMap::new(), held: queues }), error: None }
+}
+
+fn snapshot(clients: Vec<ClientState>) -> Snapshot {
+    let ids: Vec<String> = clients.iter().map(|c| c.client_id.clone()).collect();
+    Snapshot {
+        group: "G".into(),
+        taken_at_ms: 0,
+        topics: [("T".to_owned(), (0..4).rev().map(q).collect())].into(),
+        brokers: vec![BrokerMembers { broker: "broker-a".into(), addr: "127.0.0.1:10911".into(), consumer_ids: Some(ids.clone()), error: None }],
+        connections: ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| ClientConnection { client_id: id.clone(), client_addr: format!("10.0.0.{i}:1"), language: "JAVA".into(), version: 479 })
+            .collect(),
+        clients,
+    }
+}
+
+fn avg(_: &str) -> Option<Arc<dyn Strategy>> {
+    Some(Arc::new(Averagely))
+}
+
+fn kinds(d: &Diagnosis) -> Vec<FindingKind> {
+    d.findings.iter().map(|f| f.kind).collect()
+}
+
+#[test]
+fn a_group_that_holds_what_its_strategy_says_is_healthy() {
+    let d = diagnose(&snapshot(vec![client("b@1", held(&[2, 3])), client("a@1", held(&[0, 1]))]), &avg);
+    assert!(d.healthy(), "{:?}", d.findings);
+    let row = |i: usize| (d.queues[i].holders.clone(), d.queues[i].expected.clone());
+    assert_eq!(row(0), (vec!["a@1".to_owned()], vec!["a@1".to_owned()]));
+    assert_eq!(row(3), (vec!["b@1".to_owned()], vec!["b@1".to_owned()]));
+}
+
+#[test]
+fn orphaned_double_held_and_unexpected_holders_are_named() {
+    // a@1 holds 0, 1, 2; b@1 holds 2 only: queue 2 is held twice (a@1 should not hold it), 3 by nobody.
+    let d = diagnose(&snapshot(vec![client("a@1", held(&[0, 1, 2])), client("b@1", held(&[2]))]), &avg);
+    assert_eq!(kinds(&d), [FindingKind::Orphaned, FindingKind::DoubleHeld, FindingKind::UnexpectedHolder]);
+    assert_eq!(d.findings[0].queues, [q(3)]);
+    assert_eq!((d.findings[1].queues.clone(), d.findings[1].clients.clone()), (vec![q(2)], vec!["a@1".to_owned(), "b@1".to_owned()]));
+    assert!(d.findings[1].detail.contains("consumed twice"), "{}", d.findings[1].detail);
+    assert_eq!(d.findings[2].clients, ["a@1"]);
+}
+
+#[test]
+fn a_queue_being_handed_off_is_not_held_twice() {
+    let mut giving_up = held(&[2]);
+    giving_up[0].dropped = true;
+    let mut a = held(&[0, 1]);
+    a.extend(giving_up);
+    let d = diagnose(&snapshot(vec![client("a@1", a), client("b@1", held(&[2, 3]))]), &avg);
+    assert!(d.healthy(), "{:?}", d.findings);
+    assert_eq!((d.queues[2].holders.clone(), d.queues[2].handing_off.clone()), (vec!["b@1".to_owned()], vec!["a@1".to_owned()]));
+}
+
+#[test]
+fn two_locked_orderly_holders_are_critical() {
+    let mut a = held(&[0, 1, 2]);
+    let mut b = held(&[2, 3]);
+    a[2].locked = true;
+    b[0].locked = true;
+    let d = diagnose(&snapshot(vec![client("a@1", a), client("b@1", b)]), &avg);
+    let double = d.findings.iter().find(|f| f.kind == FindingKind::DoubleHeld).expect("queue 2 held twice");
+    assert!(double.detail.contains("critical"), "{}", double.detail);
+}
+
+#[test]
+fn one_id_on_two_connections_is_a_duplicate() {
+    let mut s = snapshot(vec![client("a@1", held(&[0, 1, 2, 3]))]);
+    s.connections.push(ClientConnection { client_id: "a@1".into(), client_addr: "10.0.0.9:1".into(), language: "JAVA".into(), version: 479 });
+    let d = diagnose(&s, &avg);
+    let dup = d.findings.iter().find(|f| f.kind == FindingKind::DuplicateClientId).expect("a duplicate");
+    assert!(dup.detail.contains("10.0.0.0:1") && dup.detail.contains("10.0.0.9:1"), "{}", dup.detail);
+}
+
+#[test]
+fn brokers_that_disagree_and_silent_clients_are_findings() {
+    let mut s = snapshot(vec![client("a@1", held(&[0, 1])), client("b@1", held(&[2, 3]))]);
+    s.brokers.push(BrokerMembers { broker: "broker-b".into(), addr: "127.0.0.1:10921".into(), consumer_ids: Some(vec!["a@1".into()]), error: None });
+    s.clients[1] = ClientState { client_id: "b@1".into(), running: None, error: Some("timed out after 15000 ms".into()) };
+    let d = diagnose(&s, &avg);
+    let disagree = d.findings.iter().find(|f| f.kind == FindingKind::MembershipDisagreement).expect("brokers disagree");
+    assert_eq!(disagree.clients, ["b@1"]);
+    let silent = d.findings.iter().find(|f| f.kind == FindingKind::RunningInfoUnavailable).expect("b@1 did not answer");
+    assert!(silent.detail.contains("timed out"), "{}", silent.detail);
+    let orphaned = d.findings.iter().find(|f| f.kind == FindingKind::Orphaned).expect("what b@1 holds is unknown");
+    assert!(orphaned.detail.contains("did not say"), "{}", orphaned.detail);
+}
+
+#[test]
+fn the_snapshot_and_the_findings_keep_their_json_form() {
+    let s = snapshot(vec![client("a@1", held(&[0]))]);
+    let text = serde_json::to_string(&s).unwrap();
+    assert_eq!(serde_json::from_str::<Snapshot>(&text).unwrap(), s);
+    assert!(serde_json::from_str::<Snapshot>(&text.replacen("\"group\"", "\"grup\"", 1)).is_err(), "a misspelt field is refused");
+    let d = diagnose(&s, &avg);
+    let v = serde_json::to_value(&d).unwrap();
+    assert_eq!(v["findings"][0]["kind"], "orphaned");
+    assert_eq!(v["findings"][0]["queues"][0], serde_json::json!(["T", "broker-a", 1]));
+}

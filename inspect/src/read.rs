@@ -1,0 +1,165 @@
+//! One inspection: every read-only request a group's diagnosis needs, in order, into a
+//! [`Snapshot`]. A broker or client that does not answer is recorded as such; only a NameServer
+//! that cannot be reached, or a group no broker knows, ends the inspection with an error.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+use std::thread;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rocketmq_rebalance::diagnose::{BrokerMembers, ClientConnection, ClientState, HeldQueue, RunningState, Snapshot};
+use rocketmq_rebalance::MessageQueue;
+
+use crate::requests::{self, GroupConnections, TopicRoute};
+use crate::{Connection, Error, Result};
+
+/// `PermName.PERM_READ`: a queue data without it lends no readable queues.
+const PERM_READ: i64 = 4;
+/// The broker's answer when it has no consumer of the group online.
+const CONSUMER_NOT_ONLINE: i32 = 206;
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Each request but running info (which waits for the broker's 10 s relay).
+    pub timeout: Duration,
+    /// Clients asked for their running info at once.
+    pub parallel: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { timeout: Duration::from_secs(5), parallel: 8 }
+    }
+}
+
+/// Reads `group` from the cluster behind `namesrv` (`host:port`, several separated by `;`).
+/// `topics` empty: the topics the group subscribes to, as the brokers list them.
+pub fn read_group(namesrv: &str, group: &str, topics: &[String], options: &Options) -> Result<Snapshot> {
+    let retry = format!("%RETRY%{group}");
+    let retry_route = route(namesrv, &retry, options)?;
+    let masters = masters(&retry_route);
+    let (brokers, connections) = members(&masters, group, options);
+    let Some(connections) = connections else {
+        return Err(Error::Refused {
+            what: "inspect",
+            code: CONSUMER_NOT_ONLINE,
+            remark: format!("no broker of {retry} knows a consumer of group {group} online"),
+        });
+    };
+    let mut wanted: BTreeSet<String> = if topics.is_empty() { connections.subscriptions.keys().cloned().collect() } else { topics.iter().cloned().collect() };
+    wanted.insert(retry.clone());
+    let mut routes = BTreeMap::new();
+    for topic in &wanted {
+        let r = if *topic == retry { retry_route.clone() } else { route(namesrv, topic, options)? };
+        routes.insert(topic.clone(), readable_queues(topic, &r));
+    }
+    let conns: Vec<ClientConnection> = connections
+        .connections
+        .iter()
+        .map(|c| ClientConnection { client_id: c.client_id.clone(), client_addr: c.client_addr.clone(), language: c.language.clone(), version: c.version })
+        .collect();
+    let clients = running_infos(&masters, group, &conns, options);
+    let taken_at_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    Ok(Snapshot { group: group.to_owned(), taken_at_ms, topics: routes, brokers, connections: conns, clients })
+}
+
+/// The route from the first NameServer that answers.
+fn route(namesrv: &str, topic: &str, options: &Options) -> Result<TopicRoute> {
+    let mut last = None;
+    for addr in namesrv.split(';').map(str::trim).filter(|a| !a.is_empty()) {
+        match Connection::open(addr, options.timeout).and_then(|mut c| requests::route(&mut c, topic, options.timeout)) {
+            Ok(r) => return Ok(r),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| Error::BadFrame(format!("no NameServer address in {namesrv:?}"))))
+}
+
+/// (broker name, master address) of every broker of the route.
+fn masters(route: &TopicRoute) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = route.broker_datas.iter().filter_map(|b| Some((b.broker_name.clone(), b.addrs.get(&0)?.clone()))).collect();
+    out.sort();
+    out
+}
+
+/// Readable queues as a client builds them: each readable queue data's `readQueueNums` ids.
+fn readable_queues(topic: &str, route: &TopicRoute) -> Vec<MessageQueue> {
+    let mut out = Vec::new();
+    for q in route.queue_datas.iter().filter(|q| q.perm & PERM_READ != 0) {
+        for id in 0..q.read_queue_nums.min(i32::MAX as u32) {
+            out.push(MessageQueue::new(topic, q.broker_name.as_str(), id as i32));
+        }
+    }
+    out
+}
+
+/// Every master's member list, and the connections from the first master that has the group.
+fn members(masters: &[(String, String)], group: &str, options: &Options) -> (Vec<BrokerMembers>, Option<GroupConnections>) {
+    let mut brokers = Vec::new();
+    let mut connections = None;
+    for (name, addr) in masters {
+        let answer = Connection::open(addr, options.timeout).and_then(|mut c| {
+            let ids = requests::consumer_ids(&mut c, group, options.timeout)?;
+            if connections.is_none() {
+                match requests::connections(&mut c, group, options.timeout) {
+                    Ok(found) => connections = Some(found),
+                    Err(Error::Refused { code: CONSUMER_NOT_ONLINE, .. }) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(ids)
+        });
+        let (consumer_ids, error) = match answer {
+            Ok(ids) => (Some(ids), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        brokers.push(BrokerMembers { broker: name.clone(), addr: addr.clone(), consumer_ids, error });
+    }
+    (brokers, connections)
+}
+
+/// Each client's running info, through the first master that relays it; `parallel` at a time.
+fn running_infos(masters: &[(String, String)], group: &str, conns: &[ClientConnection], options: &Options) -> Vec<ClientState> {
+    let results: Mutex<Vec<Option<ClientState>>> = Mutex::new(vec![None; conns.len()]);
+    let next = Mutex::new(0usize);
+    thread::scope(|s| {
+        for _ in 0..options.parallel.max(1).min(conns.len().max(1)) {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().expect("not poisoned");
+                    let i = *n;
+                    *n += 1;
+                    i
+                };
+                let Some(c) = conns.get(i) else { return };
+                let state = running_info(masters, group, &c.client_id, options);
+                results.lock().expect("not poisoned")[i] = Some(state);
+            });
+        }
+    });
+    results.into_inner().expect("not poisoned").into_iter().flatten().collect()
+}
+
+fn running_info(masters: &[(String, String)], group: &str, client_id: &str, options: &Options) -> ClientState {
+    let mut error = String::from("no broker to relay the request");
+    for (_, addr) in masters {
+        match Connection::open(addr, options.timeout).and_then(|mut c| requests::running_info(&mut c, group, client_id)) {
+            Ok(info) => {
+                let held = info
+                    .held
+                    .iter()
+                    .map(|(q, pq)| HeldQueue {
+                        queue: MessageQueue::new(q.topic.as_str(), q.broker_name.as_str(), q.queue_id.min(i32::MAX as u32) as i32),
+                        dropped: pq.dropped,
+                        locked: pq.locked,
+                        last_lock_ms: pq.last_lock_timestamp,
+                        last_pull_ms: pq.last_pull_timestamp,
+                    })
+                    .collect();
+                return ClientState { client_id: client_id.to_owned(), running: Some(RunningState { properties: info.properties, held }), error: None };
+            }
+            Err(e) => error = e.to_string(),
+        }
+    }
+    ClientState { client_id: client_id.to_owned(), running: None, error: Some(error) }
+}
