@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use rocketmq_rebalance::diagnose::{diagnose, Diagnosis, Finding, Snapshot};
+use rocketmq_rebalance::diagnose::{diagnose_with, Diagnosis, Finding, Snapshot};
 use rocketmq_rebalance::{strategy_from_config, MessageQueue, Strategy};
 use rocketmq_rebalance_inspect::read::{read_group, Options};
 use serde_json::{json, Value};
@@ -40,12 +40,6 @@ pub struct Args {
     load: Option<String>,
 }
 
-/// Java's own strategies whose answers do not depend on parameters the properties cannot show.
-const JAVA_CLASSES: [(&str, &str); 2] = [
-    ("org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely", "averagely"),
-    ("org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle", "circle"),
-];
-
 pub fn run(args: Args) -> Result<ExitCode, String> {
     let overrides = parse_overrides(&args.strategy_of)?;
     let snapshot = match &args.load {
@@ -62,8 +56,7 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         let text = serde_json::to_string_pretty(&snapshot).map_err(|e| e.to_string())?;
         std::fs::write(file, text + "\n").map_err(|e| format!("--save {file}: {e}"))?;
     }
-    let strategy_of = |client: &str| strategy_for(&snapshot, &overrides, client);
-    let mut d = diagnose(&snapshot, &strategy_of);
+    let mut d = diagnose_with(&snapshot, &overrides);
     if !args.topic.is_empty() {
         d.findings.retain(|f| f.topic.as_ref().is_none_or(|t| args.topic.contains(t)));
         d.queues.retain(|r| args.topic.iter().any(|t| **t == *r.queue.topic));
@@ -86,21 +79,6 @@ fn parse_overrides(specs: &[String]) -> Result<BTreeMap<String, Arc<dyn Strategy
         out.insert(key.to_owned(), strategy);
     }
     Ok(out)
-}
-
-/// A client's strategy: given for its id, else for its language, else named by its properties.
-fn strategy_for(snapshot: &Snapshot, overrides: &BTreeMap<String, Arc<dyn Strategy>>, client: &str) -> Option<Arc<dyn Strategy>> {
-    if let Some(s) = overrides.get(client) {
-        return Some(s.clone());
-    }
-    let language = snapshot.connections.iter().find(|c| c.client_id == client).map(|c| c.language.as_str());
-    if let Some(s) = language.and_then(|l| overrides.get(l)) {
-        return Some(s.clone());
-    }
-    let property = snapshot.clients.iter().find(|c| c.client_id == client)?.running.as_ref()?.properties.get("allocateMessageQueueStrategy")?;
-    let class = property.split('@').next()?;
-    let (_, name) = JAVA_CLASSES.iter().find(|(c, _)| *c == class)?;
-    strategy_from_config(name, &Value::Null).ok()
 }
 
 fn queues(q: &[MessageQueue]) -> String {

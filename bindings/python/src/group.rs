@@ -1,11 +1,16 @@
-//! Module functions: Java-order sorting, `verify` and `movement` over ownership mappings.
+//! Module functions: Java-order sorting, `verify` and `movement` over ownership mappings, and the
+//! diagnosis of a live group's snapshot.
 
-use pyo3::exceptions::PyTypeError;
+use std::collections::BTreeMap;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
+use rocketmq_rebalance::diagnose::{diagnose_with, Snapshot};
 use rocketmq_rebalance::{java_order, movement as core_movement, verify as core_verify, MessageQueue, Ownership};
 
 use crate::queue::{extract_ids, extract_queues, to_py_queue, PyMessageQueue};
+use crate::strategy::PyStrategy;
 
 /// A new list sorted the way `RebalanceImpl` sorts: `MessageQueue`s by Java's `compareTo`, `str`s
 /// by Java's UTF-16 order (Python's own order is code points, which differs for some characters).
@@ -73,7 +78,50 @@ fn movement<'py>(py: Python<'py>, before: Bound<'py, PyAny>, after: Bound<'py, P
     Ok(out)
 }
 
+/// Judges a snapshot of a live group: the JSON `rmq-rebalance inspect --save` writes, as its text
+/// or as the dict it parses to. `strategies` maps client ids or languages (`GO`, `JAVA`) to the
+/// strategy those clients run, for those whose properties do not say.
+#[pyfunction]
+#[pyo3(signature = (snapshot, strategies=None))]
+fn diagnose<'py>(py: Python<'py>, snapshot: Bound<'py, PyAny>, strategies: Option<Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
+    let snap: Snapshot = match snapshot.extract::<String>() {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("not a snapshot: {e}")))?,
+        Err(_) => pythonize::depythonize(&snapshot).map_err(|e| PyValueError::new_err(format!("not a snapshot: {e}")))?,
+    };
+    let mut given = BTreeMap::new();
+    for (key, strategy) in strategies.iter().flat_map(|d| d.iter()) {
+        let key: String = key.extract().map_err(|_| PyTypeError::new_err("strategies keys must be client ids or languages (str)"))?;
+        let strategy = strategy.cast::<PyStrategy>().map_err(|_| PyTypeError::new_err(format!("strategies[{key:?}] must be a Strategy")))?;
+        given.insert(key, strategy.get().inner.clone());
+    }
+    let d = py.detach(|| diagnose_with(&snap, &given));
+    let findings = PyList::empty(py);
+    for f in &d.findings {
+        let item = PyDict::new(py);
+        item.set_item("kind", pythonize::pythonize(py, &f.kind).map_err(|e| PyValueError::new_err(e.to_string()))?)?;
+        item.set_item("topic", &f.topic)?;
+        item.set_item("queues", queue_list(py, &f.queues)?)?;
+        item.set_item("clients", &f.clients)?;
+        item.set_item("detail", &f.detail)?;
+        findings.append(item)?;
+    }
+    let queues = PyList::empty(py);
+    for r in &d.queues {
+        let item = PyDict::new(py);
+        item.set_item("queue", to_py_queue(py, &r.queue)?)?;
+        item.set_item("holders", &r.holders)?;
+        item.set_item("handing_off", &r.handing_off)?;
+        item.set_item("expected", &r.expected)?;
+        queues.append(item)?;
+    }
+    let out = PyDict::new(py);
+    out.set_item("findings", findings)?;
+    out.set_item("queues", queues)?;
+    Ok(out)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(diagnose, m)?)?;
     m.add_function(wrap_pyfunction!(sort_like_java, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(movement, m)?)?;

@@ -74,6 +74,34 @@ impl Diagnosis {
 /// The strategy a client runs, when it is known (from its properties, the user, a fingerprint).
 pub type StrategyOf<'a> = &'a dyn Fn(&str) -> Option<Arc<dyn Strategy>>;
 
+/// Java's own strategies whose answers need no parameter that the properties cannot show (a
+/// consistent hash's virtual nodes, a machine room's rooms are not in them).
+const JAVA_CLASSES: [(&str, &str); 2] = [
+    ("org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely", "averagely"),
+    ("org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle", "circle"),
+];
+
+/// A client's strategy: `given` for its client id, else for its language (`GO`, `JAVA`, ...),
+/// else the Java class its properties name, when that class needs no parameters.
+pub fn strategy_of(snapshot: &Snapshot, given: &BTreeMap<String, Arc<dyn Strategy>>, client: &str) -> Option<Arc<dyn Strategy>> {
+    if let Some(s) = given.get(client) {
+        return Some(s.clone());
+    }
+    let language = snapshot.connections.iter().find(|c| c.client_id == client).map(|c| c.language.as_str());
+    if let Some(s) = language.and_then(|l| given.get(l)) {
+        return Some(s.clone());
+    }
+    let property = snapshot.clients.iter().find(|c| c.client_id == client)?.running.as_ref()?.properties.get("allocateMessageQueueStrategy")?;
+    let class = property.split('@').next()?;
+    let (_, name) = JAVA_CLASSES.iter().find(|(c, _)| *c == class)?;
+    crate::strategy_from_config(name, &serde_json::Value::Null).ok()
+}
+
+/// [`diagnose`] with each client's strategy found by [`strategy_of`].
+pub fn diagnose_with(snapshot: &Snapshot, given: &BTreeMap<String, Arc<dyn Strategy>>) -> Diagnosis {
+    diagnose(snapshot, &|client| strategy_of(snapshot, given, client))
+}
+
 /// Judges one snapshot.
 pub fn diagnose(snapshot: &Snapshot, strategy_of: StrategyOf<'_>) -> Diagnosis {
     let mut out = Diagnosis::default();

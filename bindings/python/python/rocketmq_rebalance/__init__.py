@@ -13,7 +13,7 @@ find its own share. This package gives Python clients the Java client's strategi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._engine import (
@@ -120,6 +120,51 @@ def movement(before: Mapping[str, Iterable[MessageQueue]], after: Mapping[str, I
     return Movement(raw["moved"], raw["common"], raw["appeared"], raw["disappeared"])
 
 
+@dataclass(frozen=True)
+class Finding:
+    """One thing ``diagnose`` found wrong; ``kind`` is one of the snake_case names of docs/inspect.md."""
+
+    kind: str
+    topic: Optional[str]
+    queues: List[MessageQueue]
+    clients: List[str]
+    detail: str
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    queue: MessageQueue
+    holders: List[str]
+    handing_off: List[str]
+    """Clients giving the queue up (a handoff in progress), not holders."""
+    expected: List[str]
+    """The members whose own strategy gives them the queue (empty when none is known)."""
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    findings: List[Finding]
+    queues: List[QueueRow]
+
+    @property
+    def healthy(self) -> bool:
+        return not self.findings
+
+
+def diagnose(snapshot: Union[str, Mapping[str, Any]], strategies: Optional[Mapping[str, Strategy]] = None) -> Diagnosis:
+    """Judges a snapshot of a live consumer group, as ``rmq-rebalance inspect --save`` writes it (its
+    JSON text, or the dict ``json.loads`` makes of it), without touching the cluster: queues nobody
+    holds, queues held twice, holders their own strategy does not name, duplicate client ids,
+    brokers that disagree on the members, clients that did not answer. ``strategies`` maps client
+    ids or languages (``"GO"``, ``"JAVA"``) to the strategy those clients run. A malformed snapshot
+    raises ``ValueError``."""
+    raw = _native.diagnose(snapshot if isinstance(snapshot, str) else dict(snapshot), None if strategies is None else dict(strategies))
+    return Diagnosis(
+        [Finding(f["kind"], f["topic"], f["queues"], f["clients"], f["detail"]) for f in raw["findings"]],
+        [QueueRow(r["queue"], r["holders"], r["handing_off"], r["expected"]) for r in raw["queues"]],
+    )
+
+
 __all__ = [
     "Acquired",
     "AveragelyByCircle",
@@ -131,6 +176,8 @@ __all__ = [
     "ConsistentHash",
     "DeferReason",
     "Deferred",
+    "Diagnosis",
+    "Finding",
     "Host",
     "IllegalArgumentError",
     "InputTooLargeError",
@@ -140,6 +187,7 @@ __all__ = [
     "MessageQueue",
     "MissingConfigurationError",
     "Movement",
+    "QueueRow",
     "QueueState",
     "RebalanceError",
     "Rebalancer",
@@ -158,6 +206,7 @@ __all__ = [
     "WarningKind",
     "Verification",
     "allocate_group",
+    "diagnose",
     "movement",
     "sort_like_java",
     "strategy_from_config",

@@ -1,4 +1,4 @@
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, final
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
 
 from typing_extensions import disjoint_base
 
@@ -18,6 +18,7 @@ __all__ = [
     "sort_like_java",
     "verify",
     "movement",
+    "diagnose",
     "Rebalancer",
     "report_names",
     "timing_defaults",
@@ -133,3 +134,4 @@ def strategy_from_config(name: str, **params: Any) -> Strategy: ...
 def sort_like_java(items: Iterable[Any]) -> List[Any]: ...
 def verify(mq_all: Iterable[MessageQueue], cid_all: Iterable[str], ownership: Dict[str, Any]) -> Dict[str, Any]: ...
 def movement(before: Dict[str, Any], after: Dict[str, Any]) -> Dict[str, Any]: ...
+def diagnose(snapshot: Union[str, Dict[str, Any]], strategies: Optional[Dict[str, Strategy]] = None) -> Dict[str, Any]: ...

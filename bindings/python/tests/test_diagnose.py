@@ -1,0 +1,70 @@
+"""diagnose(): a live group's snapshot judged without the cluster. The snapshots are hand-built:
+AVG over the sorted members ["a@1", "b@1"] and 4 queues gives a@1 queues 0-1 and b@1 queues 2-3."""
+
+import json
+
+import pytest
+
+import rocketmq_rebalance as rr
+
+AVG_CLASS = "org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely@1b6d3586"
+
+
+def snapshot(a, b, language="JAVA", properties=None):
+    props = {"allocateMessageQueueStrategy": AVG_CLASS} if properties is None else properties
+
+    def held(ids):
+        return [{"queue": ["T", "broker-a", i], "dropped": False, "locked": False, "last_lock_ms": 0, "last_pull_ms": 0} for i in ids]
+
+    return {
+        "group": "G",
+        "taken_at_ms": 0,
+        "topics": {"T": [["T", "broker-a", i] for i in range(4)]},
+        "brokers": [{"broker": "broker-a", "addr": "127.0.0.1:10911", "consumer_ids": ["b@1", "a@1"]}],
+        "connections": [
+            {"client_id": "a@1", "client_addr": "10.0.0.1:1", "language": language, "version": 479},
+            {"client_id": "b@1", "client_addr": "10.0.0.2:1", "language": language, "version": 479},
+        ],
+        "clients": [
+            {"client_id": "a@1", "running": {"properties": props, "held": held(a)}},
+            {"client_id": "b@1", "running": {"properties": props, "held": held(b)}},
+        ],
+    }
+
+
+def q(i):
+    return rr.MessageQueue("T", "broker-a", i)
+
+
+def test_a_healthy_group_as_dict_or_as_json_text():
+    for s in (snapshot([0, 1], [2, 3]), json.dumps(snapshot([0, 1], [2, 3]))):
+        d = rr.diagnose(s)
+        assert d.healthy, d.findings
+        assert [r.holders for r in d.queues] == [["a@1"], ["a@1"], ["b@1"], ["b@1"]]
+        assert d.queues[0].queue == q(0) and d.queues[3].expected == ["b@1"]
+
+
+def test_findings_name_their_queues_and_clients():
+    d = rr.diagnose(snapshot([0, 1, 2], [2]))
+    assert [f.kind for f in d.findings] == ["orphaned", "double_held", "unexpected_holder"]
+    assert d.findings[0].queues == [q(3)]
+    assert d.findings[1].clients == ["a@1", "b@1"]
+    assert not d.healthy
+
+
+def test_a_strategy_for_a_language_judges_clients_that_name_none():
+    s = snapshot([0, 2], [1, 3], language="GO", properties={})
+    assert all(r.expected == [] for r in rr.diagnose(s).queues), "no strategy known: nothing expected"
+    d = rr.diagnose(s, {"GO": rr.AveragelyByCircle()})
+    assert d.healthy, d.findings
+    d = rr.diagnose(s, {"GO": rr.Averagely()})
+    assert [f.kind for f in d.findings] == ["unexpected_holder", "unexpected_holder"]
+
+
+def test_bad_input_is_a_typed_error():
+    with pytest.raises(ValueError, match="not a snapshot"):
+        rr.diagnose("{not json")
+    with pytest.raises(ValueError, match="not a snapshot"):
+        rr.diagnose({"group": 3})
+    with pytest.raises(TypeError, match="must be a Strategy"):
+        rr.diagnose(snapshot([0, 1], [2, 3]), {"JAVA": "averagely"})
