@@ -45,7 +45,8 @@ import org.apache.rocketmq.remoting.protocol.header.NotifyConsumerIdsChangedRequ
  * those that moved) and whenever a queue is released. One thread calls the listener, queue after queue.
  * Every second each broker of the held queues is asked for its start time ({@link BrokerWatch}): a
  * broker out of reach has its queues' consumption paused, and a restarted one (its lock table is
- * gone) is told to the engine before any call begins on it. Needs rocketmq-client 5.x.
+ * gone) is told to the engine before any call begins on it. Admin tools asking for its running info
+ * get the engine's held queues, locks and strategy ({@link RunningInfo}). Needs rocketmq-client 5.x.
  */
 public class SafeOrderlyConsumer {
     private static final Logger LOG = Logger.getLogger(SafeOrderlyConsumer.class.getName());
@@ -184,6 +185,17 @@ public class SafeOrderlyConsumer {
         consumeThread = new Thread(loop, "SafeOrderlyConsumer-listener-" + group);
         consumeThread.start();
         listenForIdChanges(client);
+        RunningInfo.install(client, group, strategy, () -> stopping || rebalancer == null ? null : new RunningInfo.State() {
+            @Override
+            public Map<MessageQueue, io.github.rocketmqrebalance.engine.QueueState> held() {
+                return rebalancer.held();
+            }
+
+            @Override
+            public long committedOffset(MessageQueue mq) {
+                return host.offsets().readOffset(mq, org.apache.rocketmq.client.consumer.store.ReadOffsetType.READ_FROM_MEMORY);
+            }
+        }, SafeOrderlyConsumer::nowMs);
         rebalanceThread.scheduleWithFixedDelay(this::round, 0, rebalanceIntervalMs, TimeUnit.MILLISECONDS);
         rebalanceThread.scheduleWithFixedDelay(this::renewLocks, rebalanceIntervalMs, rebalanceIntervalMs, TimeUnit.MILLISECONDS);
         rebalanceThread.scheduleWithFixedDelay(this::persistOffsets, persistIntervalMs, persistIntervalMs, TimeUnit.MILLISECONDS);

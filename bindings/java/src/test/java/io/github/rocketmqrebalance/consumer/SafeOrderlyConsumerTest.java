@@ -51,6 +51,7 @@ class SafeOrderlyConsumerTest {
             try {
                 sent = produce(producer, sent, 160);
                 awaitConsumed(consumed, sent, a, b);
+                runningInfoIsTheEngines(cluster, producer, b);
                 a.shutdown();
                 sent = produce(producer, sent, 160);
                 c = consumer(cluster, "c", consumed, occupancy, lastSeq, outOfOrder);
@@ -95,6 +96,27 @@ class SafeOrderlyConsumerTest {
         c.start();
         assertTrue(c.getClientId().contains("@" + name), c.getClientId());
         return c;
+    }
+
+    /**
+     * What an admin tool sees when it asks {@code c} for its running info through the broker (as
+     * mqadmin and inspect do): the queues the engine holds, locked, and the strategy it runs.
+     */
+    private static void runningInfoIsTheEngines(LocalCluster cluster, DefaultMQProducer asker, SafeOrderlyConsumer c) throws Exception {
+        org.apache.rocketmq.client.impl.factory.MQClientInstance client =
+            org.apache.rocketmq.client.impl.MQClientManager.getInstance().getOrCreateMQClientInstance(asker);
+        String broker = "127.0.0.1:" + cluster.broker().getNettyServerConfig().getListenPort();
+        org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo info =
+            client.getMQClientAPIImpl().getConsumerRunningInfo(broker, "GID_" + TOPIC, c.getClientId(), false, 15_000);
+        Map<org.apache.rocketmq.common.message.MessageQueue, io.github.rocketmqrebalance.engine.QueueState> held = c.heldQueues();
+        assertEquals(held.keySet(), info.getMqTable().keySet(), "the queues the engine holds");
+        info.getMqTable().forEach((mq, p) -> {
+            assertEquals(Boolean.TRUE.equals(held.get(mq).locked), p.isLocked(), mq + " locked as the engine says");
+            assertEquals(held.get(mq).dropped, p.isDroped(), mq + " dropped as the engine says");
+        });
+        assertTrue(info.getProperties().getProperty("allocateMessageQueueStrategy").startsWith("io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragely"),
+            info.getProperties().toString());
+        assertEquals("true", info.getProperties().getProperty(org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo.PROP_CONSUME_ORDERLY));
     }
 
     /** Message i has key k(i mod 16), sent to queue (i mod 16) mod 8, body k<key>:<i div 16>. */

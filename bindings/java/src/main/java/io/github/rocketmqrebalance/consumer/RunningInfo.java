@@ -1,0 +1,96 @@
+package io.github.rocketmqrebalance.consumer;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
+
+import io.github.rocketmqrebalance.NativeStrategy;
+import io.github.rocketmqrebalance.engine.QueueState;
+
+import org.apache.rocketmq.client.impl.factory.MQClientInstance;
+import org.apache.rocketmq.common.Pair;
+import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.netty.NettyRemotingAbstract;
+import org.apache.rocketmq.remoting.netty.NettyRequestProcessor;
+import org.apache.rocketmq.remoting.protocol.RemotingCommand;
+import org.apache.rocketmq.remoting.protocol.RequestCode;
+import org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo;
+import org.apache.rocketmq.remoting.protocol.body.ProcessQueueInfo;
+import org.apache.rocketmq.remoting.protocol.header.GetConsumerRunningInfoRequestHeader;
+
+/**
+ * Answers the broker-relayed {@code GET_CONSUMER_RUNNING_INFO} for this consumer's group from the
+ * engine's state, so that admin tools ({@code mqadmin consumerStatus}, the dashboard,
+ * {@code rmq-rebalance inspect}) see what it really holds. Left alone, the client would answer
+ * from its lite-pull consumer, which knows only what is assigned to it: a queue the engine released
+ * can stay assigned (paused), a queue waiting for its broker lock shows as held, and the strategy
+ * is not named. The client's own answer is still built (subscriptions, its other properties) and
+ * only its queue table and three properties are replaced; requests for other groups of the same
+ * client instance go to the client's processor untouched.
+ */
+final class RunningInfo {
+    private RunningInfo() {
+    }
+
+    /** What the answer is built from; the engine's clock is monotonic, the answer's is the wall clock. */
+    interface State {
+        Map<MessageQueue, QueueState> held();
+
+        long committedOffset(MessageQueue mq);
+    }
+
+    static void install(MQClientInstance client, String group, NativeStrategy strategy, Supplier<State> state, LongSupplier engineNowMs) {
+        org.apache.rocketmq.remoting.RemotingClient remoting = client.getMQClientAPIImpl().getRemotingClient();
+        if (!(remoting instanceof NettyRemotingAbstract)) {
+            return; // not the Netty client whose processor can be wrapped: its own answer stands
+        }
+        Pair<NettyRequestProcessor, java.util.concurrent.ExecutorService> original =
+            ((NettyRemotingAbstract) remoting).getProcessorTable().get(RequestCode.GET_CONSUMER_RUNNING_INFO);
+        if (original == null) {
+            return; // nothing to wrap: this client version answers no running info
+        }
+        NettyRequestProcessor inner = original.getObject1();
+        remoting.registerProcessor(RequestCode.GET_CONSUMER_RUNNING_INFO, new NettyRequestProcessor() {
+            @Override
+            public RemotingCommand processRequest(io.netty.channel.ChannelHandlerContext ctx, RemotingCommand request) throws Exception {
+                RemotingCommand answer = inner.processRequest(ctx, request);
+                GetConsumerRunningInfoRequestHeader header = request.decodeCommandCustomHeader(GetConsumerRunningInfoRequestHeader.class);
+                State s = state.get();
+                if (!group.equals(header.getConsumerGroup()) || s == null || answer == null || answer.getCode() != 0 || answer.getBody() == null) {
+                    return answer;
+                }
+                ConsumerRunningInfo info = ConsumerRunningInfo.decode(answer.getBody(), ConsumerRunningInfo.class);
+                long wallMinusEngine = System.currentTimeMillis() - engineNowMs.getAsLong();
+                info.setMqTable(table(s.held(), s::committedOffset, wallMinusEngine));
+                info.getProperties().put("allocateMessageQueueStrategy", String.valueOf(strategy));
+                info.getProperties().put(ConsumerRunningInfo.PROP_CONSUME_ORDERLY, "true");
+                info.getProperties().put("consumerImplementation", SafeOrderlyConsumer.class.getName());
+                answer.setBody(info.encode());
+                return answer;
+            }
+
+            @Override
+            public boolean rejectRequest() {
+                return inner.rejectRequest();
+            }
+        }, original.getObject2());
+    }
+
+    /** The engine's held states as Java's queue table: locked, dropped and the lock time as it reports them. */
+    static TreeMap<MessageQueue, ProcessQueueInfo> table(Map<MessageQueue, QueueState> held, ToLongFunction<MessageQueue> committed, long wallMinusEngine) {
+        TreeMap<MessageQueue, ProcessQueueInfo> out = new TreeMap<>();
+        held.forEach((mq, state) -> {
+            ProcessQueueInfo p = new ProcessQueueInfo();
+            p.setCommitOffset(committed.applyAsLong(mq));
+            p.setLocked(Boolean.TRUE.equals(state.locked));
+            p.setLastLockTimestamp(state.lastLockMs == 0 ? 0 : state.lastLockMs + wallMinusEngine);
+            p.setLastPullTimestamp(state.lastPullMs == 0 ? 0 : state.lastPullMs + wallMinusEngine);
+            p.setDroped(state.dropped);
+            p.setTryUnlockTimes(state.tryUnlockTimes);
+            out.put(mq, p);
+        });
+        return out;
+    }
+}
