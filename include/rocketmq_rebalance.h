@@ -539,6 +539,26 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * Judges `snapshot_json` (the JSON `rmq-rebalance inspect --save` writes; docs/inspect.md) and
+ * writes the diagnosis as JSON, NUL-terminated, into `buf[0..len]` and its length into `*out_n`:
+ * `findings` (each with `kind`, one of docs/inspect.md's snake_case names, `topic`, `queues` as
+ * `["topic", "broker", id]`, `clients` and `detail`) and `queues` (each with `queue`, `holders`,
+ * `handing_off` and `expected`). `RMQ_RESULT_BUFFER_TOO_SMALL` writes the length needed (NUL
+ * included) into `*out_n`: call again with a buffer that large.
+ *
+ * `strategies_json` (NULL: none) names the strategy of clients whose properties do not: a JSON
+ * object from a client id or a language (`"GO"`, `"JAVA"`) to `{"strategy": NAME, "params": {...}}`,
+ * NAME as `rmq_strategy_from_config` takes it. A malformed snapshot or strategy map is
+ * `RMQ_RESULT_INVALID_PARAMETERS` (the message says where); NULL `snapshot_json` is
+ * `RMQ_RESULT_NULL_PARAMETER`. Pure and thread-safe: it touches no shared state.
+ */
+rmq_result rmq_diagnose(const char *snapshot_json,
+                        const char *strategies_json,
+                        char *buf,
+                        size_t len,
+                        size_t *out_n);
+
+/**
  * Makes a rebalancer from a JSON configuration and a strategy (shared, not consumed):
  * `{"group": "g", "client_id": "10.0.0.1@1", "orderly": false, "consume_type": "push",
  * "model": "clustering", "consume_from": "last_offset", "consume_timestamp_ms": 0,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use rocketmq_rebalance::diagnose::{diagnose_with, Diagnosis, Finding, Snapshot};
+use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, Diagnosis, Finding, Snapshot};
 use rocketmq_rebalance::{strategy_from_config, MessageQueue, Strategy};
 use rocketmq_rebalance_inspect::read::{read_group, Options};
 use serde_json::{json, Value};
@@ -45,7 +45,7 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
     let snapshot = match &args.load {
         Some(file) => {
             let text = std::fs::read_to_string(file).map_err(|e| format!("--load {file}: {e}"))?;
-            serde_json::from_str::<Snapshot>(&text).map_err(|e| format!("--load {file}: not a snapshot: {e}"))?
+            parse_snapshot(&text).map_err(|e| format!("--load {file}: {e}"))?
         }
         None => {
             let (namesrv, group) = (args.namesrv.as_deref().unwrap_or_default(), args.group.as_deref().unwrap_or_default());

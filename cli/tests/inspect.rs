@@ -104,7 +104,7 @@ fn bad_input_exits_2_with_a_reason() {
     refused(&["inspect"], "--namesrv");
     refused(&["inspect", "--load", "/no/such/snapshot.json"], "--load /no/such/snapshot.json");
     let garbage = file("{\"group\": 3}");
-    refused(&["inspect", "--load", garbage.arg()], "not a snapshot");
+    refused(&["inspect", "--load", garbage.arg()], "not an inspect snapshot");
     let good = file(&snapshot(&[0, 1], &[2, 3]));
     refused(&["inspect", "--load", good.arg(), "--strategy-of", "JAVA"], "KEY=STRATEGY");
     refused(&["inspect", "--load", good.arg(), "--strategy-of", "JAVA=no_such"], "no_such");

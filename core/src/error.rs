@@ -66,6 +66,10 @@ pub enum Error {
     /// or time).
     #[error("input too large: {0}")]
     TooLarge(String),
+    /// A live group's snapshot (what `inspect --save` writes) that is not one: malformed JSON, a
+    /// missing or misspelt field. The text says where.
+    #[error("not an inspect snapshot: {0}")]
+    InvalidSnapshot(String),
 }
 
 /// The Java exception classes the library's errors stand for: the class the Java client throws
@@ -147,6 +151,7 @@ impl Error {
             Error::ShutDown => "ShutDown",
             Error::Reentrant => "Reentrant",
             Error::TooLarge(_) => "TooLarge",
+            Error::InvalidSnapshot(_) => "InvalidSnapshot",
         }
     }
 
@@ -172,6 +177,7 @@ impl Error {
             Error::ShutDown,
             Error::Reentrant,
             Error::TooLarge(s()),
+            Error::InvalidSnapshot(s()),
         ];
         // variant_name's match is exhaustive: every variant has a name, and each is listed once.
         let mut names: Vec<&str> = all.iter().map(Error::variant_name).collect();

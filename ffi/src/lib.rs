@@ -23,6 +23,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod args;
+mod diagnose;
 mod engine;
 mod group;
 mod host;

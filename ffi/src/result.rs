@@ -78,7 +78,7 @@ impl rmq_result {
             Error::InnerResultNull(_) => rmq_result::InnerResultNull,
             Error::NoConfiguredQueues => rmq_result::NoConfiguredQueues,
             Error::UnknownStrategy { .. } => rmq_result::UnknownStrategy,
-            Error::InvalidParameters { .. } | Error::InvalidConfiguration(_) => rmq_result::InvalidParameters,
+            Error::InvalidParameters { .. } | Error::InvalidConfiguration(_) | Error::InvalidSnapshot(_) => rmq_result::InvalidParameters,
             Error::ShutDown => rmq_result::ShutDown,
             Error::Reentrant => rmq_result::Reentrant,
             Error::Callback(_) => rmq_result::CallbackFailed,

@@ -50,7 +50,7 @@ echo "$(wc -l <<< "$exported") symbols, every one rmq_*, every declared function
 
 echo "-- C11 tests: build plain and with -fsanitize=address,undefined"
 python3 ffi/tests/vectors_to_text.py tests/vectors/data "$out/vectors.txt" tests/golden/balanced_sticky.jsonl
-for t in test_api test_queue_list test_engine test_engine_safety test_vectors; do
+for t in test_api test_queue_list test_diagnose test_engine test_engine_safety test_vectors; do
   gcc "${cflags[@]}" -o "$out/$t" "ffi/tests/c/$t.c" "${libs[@]}"
   gcc "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
     -o "$out/${t}_asan" "ffi/tests/c/$t.c" "${libs[@]}"
@@ -61,12 +61,14 @@ for t in test_api test_queue_list test_engine test_engine_safety test_vectors; d
 done
 "$out/test_api"
 "$out/test_queue_list"
+"$out/test_diagnose"
 "$out/test_engine"
 "$out/test_engine_safety"
 "$out/test_vectors" "$out/vectors.txt"
 echo "-- the same under ASan+UBSan (LeakSanitizer on)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_api_asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_queue_list_asan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_diagnose_asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_engine_asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_engine_safety_asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/test_vectors_asan" "$out/vectors.txt"
@@ -76,6 +78,7 @@ vg=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite,
     --errors-for-leak-kinds=definite,indirect,possible)
 "${vg[@]}" "$out/test_api"
 "${vg[@]}" "$out/test_queue_list"
+"${vg[@]}" "$out/test_diagnose"
 "${vg[@]}" "$out/test_engine"
 "${vg[@]}" "$out/test_engine_safety"
 "${vg[@]}" "$out/test_vectors" "$out/vectors.txt"

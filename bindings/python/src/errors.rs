@@ -16,7 +16,7 @@ fn class_of(e: &Error) -> &'static str {
         | Error::NoMachineRoomForConsumer(_) => "IllegalArgumentError",
         Error::ConsumeIdcsUnset | Error::InnerResultNull(_) | Error::NoConfiguredQueues => "MissingConfigurationError",
         Error::UnknownStrategy { .. } => "UnknownStrategyError",
-        Error::InvalidParameters { .. } | Error::InvalidConfiguration(_) => "InvalidParametersError",
+        Error::InvalidParameters { .. } | Error::InvalidConfiguration(_) | Error::InvalidSnapshot(_) => "InvalidParametersError",
         Error::ShutDown => "ShutDownError",
         Error::Reentrant => "ReentrantError",
         Error::TooLarge(_) => "InputTooLargeError",

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use rocketmq_rebalance::diagnose::{diagnose_with, Snapshot};
+use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, Snapshot};
+use rocketmq_rebalance::Error;
 use rocketmq_rebalance::{java_order, movement as core_movement, verify as core_verify, MessageQueue, Ownership};
 
 use crate::queue::{extract_ids, extract_queues, to_py_queue, PyMessageQueue};
@@ -85,9 +86,10 @@ fn movement<'py>(py: Python<'py>, before: Bound<'py, PyAny>, after: Bound<'py, P
 #[pyo3(signature = (snapshot, strategies=None))]
 fn diagnose<'py>(py: Python<'py>, snapshot: Bound<'py, PyAny>, strategies: Option<Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
     let snap: Snapshot = match snapshot.extract::<String>() {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("not a snapshot: {e}")))?,
-        Err(_) => pythonize::depythonize(&snapshot).map_err(|e| PyValueError::new_err(format!("not a snapshot: {e}")))?,
-    };
+        Ok(text) => parse_snapshot(&text),
+        Err(_) => pythonize::depythonize(&snapshot).map_err(|e| Error::InvalidSnapshot(e.to_string())),
+    }
+    .map_err(|e| crate::errors::to_py(py, &e))?;
     let mut given = BTreeMap::new();
     for (key, strategy) in strategies.iter().flat_map(|d| d.iter()) {
         let key: String = key.extract().map_err(|_| PyTypeError::new_err("strategies keys must be client ids or languages (str)"))?;

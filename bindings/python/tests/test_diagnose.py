@@ -62,9 +62,9 @@ def test_a_strategy_for_a_language_judges_clients_that_name_none():
 
 
 def test_bad_input_is_a_typed_error():
-    with pytest.raises(ValueError, match="not a snapshot"):
+    with pytest.raises(rr.InvalidParametersError, match="not an inspect snapshot"):
         rr.diagnose("{not json")
-    with pytest.raises(ValueError, match="not a snapshot"):
+    with pytest.raises(ValueError, match="not an inspect snapshot"):
         rr.diagnose({"group": 3})
     with pytest.raises(TypeError, match="must be a Strategy"):
         rr.diagnose(snapshot([0, 1], [2, 3]), {"JAVA": "averagely"})

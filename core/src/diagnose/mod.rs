@@ -97,6 +97,11 @@ pub fn strategy_of(snapshot: &Snapshot, given: &BTreeMap<String, Arc<dyn Strateg
     crate::strategy_from_config(name, &serde_json::Value::Null).ok()
 }
 
+/// Reads a snapshot from its JSON (the form `inspect --save` writes).
+pub fn parse_snapshot(json: &str) -> crate::Result<Snapshot> {
+    serde_json::from_str(json).map_err(|e| crate::Error::InvalidSnapshot(e.to_string()))
+}
+
 /// [`diagnose`] with each client's strategy found by [`strategy_of`].
 pub fn diagnose_with(snapshot: &Snapshot, given: &BTreeMap<String, Arc<dyn Strategy>>) -> Diagnosis {
     diagnose(snapshot, &|client| strategy_of(snapshot, given, client))

@@ -157,7 +157,7 @@ def diagnose(snapshot: Union[str, Mapping[str, Any]], strategies: Optional[Mappi
     holds, queues held twice, holders their own strategy does not name, duplicate client ids,
     brokers that disagree on the members, clients that did not answer. ``strategies`` maps client
     ids or languages (``"GO"``, ``"JAVA"``) to the strategy those clients run. A malformed snapshot
-    raises ``ValueError``."""
+    raises ``InvalidParametersError`` (a ``ValueError``)."""
     raw = _native.diagnose(snapshot if isinstance(snapshot, str) else dict(snapshot), None if strategies is None else dict(strategies))
     return Diagnosis(
         [Finding(f["kind"], f["topic"], f["queues"], f["clients"], f["detail"]) for f in raw["findings"]],
