@@ -9,11 +9,11 @@ import sys
 
 out, scenarios = pathlib.Path(sys.argv[1]), sys.argv[2:]
 print(
-    "| scenario | semantics | host signals restarts | seeds | violating seeds | exclusivity | lost | offset regressions | convergence "
+    "| scenario | semantics | host signals restarts | seeds | violating seeds | exclusivity | lost | offset regressions | convergence | unlocks under a running call "
     "| duplicates per 1,000 msgs | max handoff gap | forced unlocks | leaked locks | releases given up "
     "| clashes no client can fence (broker restart / partition / duplicate id / given up) | two-writer regressions |"
 )
-print("|---" * 16 + "|")
+print("|---" * 17 + "|")
 for scenario in scenarios:
     for variant in ("safe", "safe-nosignal", "java"):
         a = json.loads((out / f"{scenario}-{variant}.json").read_text())
@@ -23,6 +23,6 @@ for scenario in scenarios:
         unfenced = f"{o['after_broker_lock_loss']} / {o['clashes_after_partition']} / {o['clashes_duplicate_id']} / {o['clashes_after_give_up']}"
         print(
             f"| {scenario} | {semantics} | {signal} | {a['seeds']} | {a['seeds_with_violations']} | {v['orderly_exclusivity']} | {v['lost_messages']} "
-            f"| {v['offset_regressions']} | {v['convergence']} | {dup:.2f} | {a['max_handoff_gap_ms'] / 1000:.0f} s | {o['forced_unlocks']} "
+            f"| {v['offset_regressions']} | {v['convergence']} | {v['unlock_under_call']} | {dup:.2f} | {a['max_handoff_gap_ms'] / 1000:.0f} s | {o['forced_unlocks']} "
             f"| {o['leaked_locks']} | {o['releases_given_up']} | {unfenced} | {o['regressions_two_writers']} |"
         )

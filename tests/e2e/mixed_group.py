@@ -31,9 +31,10 @@ BATCH = 300
 SETTLE_TIMEOUT = 180.0  # the Go client rebalances every 20 s, and on the broker's notification
 STABLE_FOR = 3.0
 GO_REBALANCE = 20.0
-# What the fixed group's members run, for inspect's expected map (the Go client names no strategy,
-# and a Java property names a class without its parameters).
-OURS_STRATEGIES = ('GO=consistent_hash:{"virtual_node_count":10}', 'JAVA=consistent_hash:{"virtual_node_count":10}')
+# What the fixed group's Go members run, for inspect's expected map: the Go client names no
+# strategy. The Java members' NativeAllocateMessageQueueConsistentHash names itself and its
+# parameters in their running info, which inspect reads.
+OURS_STRATEGIES = ('GO=consistent_hash:{"virtual_node_count":10}',)
 
 
 class Group:
@@ -156,6 +157,8 @@ class Group:
                     why = f"inspect found {found}, the consumers' files say {truth}"
                 elif expect_healthy and code != 0:
                     why = f"inspect reported findings in a healthy group: {out['findings']}"
+                elif expect_healthy and not all(r["expected"] for r in out["queues"]):
+                    why = "inspect did not know every member's strategy: " + str([r for r in out["queues"] if not r["expected"]])
                 else:
                     return f"inspect agrees: {len(wrote)} clients' holdings decoded as written, orphaned {truth['orphaned']}, double-held {truth['double_held']}, exit {code}"
             time.sleep(2)

@@ -92,9 +92,22 @@ pub fn strategy_of(snapshot: &Snapshot, given: &BTreeMap<String, Arc<dyn Strateg
         return Some(s.clone());
     }
     let property = snapshot.clients.iter().find(|c| c.client_id == client)?.running.as_ref()?.properties.get("allocateMessageQueueStrategy")?;
-    let class = property.split('@').next()?;
+    let (class, rest) = property.split_once('@').unwrap_or((property, ""));
+    if class.starts_with(OUR_JAVA_PACKAGE) {
+        return our_java_strategy(rest);
+    }
     let (_, name) = JAVA_CLASSES.iter().find(|(c, _)| *c == class)?;
     crate::strategy_from_config(name, &serde_json::Value::Null).ok()
+}
+
+/// The package of this library's Java strategies, whose `toString()` is `Class@name{params}`.
+const OUR_JAVA_PACKAGE: &str = "io.github.rocketmqrebalance.";
+
+/// `name{params}` as `NativeStrategy.toString()` writes it after the class.
+fn our_java_strategy(text: &str) -> Option<Arc<dyn Strategy>> {
+    let brace = text.find('{')?;
+    let params: serde_json::Value = serde_json::from_str(&text[brace..]).ok()?;
+    crate::strategy_from_config(&text[..brace], &params).ok()
 }
 
 /// Reads a snapshot from its JSON (the form `inspect --save` writes).

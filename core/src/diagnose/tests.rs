@@ -118,3 +118,22 @@ fn the_snapshot_and_the_findings_keep_their_json_form() {
     assert_eq!(v["findings"][0]["kind"], "orphaned");
     assert_eq!(v["findings"][0]["queues"][0], serde_json::json!(["T", "broker-a", 1]));
 }
+
+#[test]
+fn this_librarys_java_strategies_are_read_from_their_to_string() {
+    // AVG_BY_CIRCLE over the sorted members a@1, b@1 gives a@1 queues 0 and 2, b@1 queues 1 and 3.
+    let mut s = snapshot(vec![client("a@1", held(&[0, 2])), client("b@1", held(&[1, 3]))]);
+    for c in &mut s.clients {
+        let props = &mut c.running.as_mut().unwrap().properties;
+        props.insert("allocateMessageQueueStrategy".into(), "io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragelyByCircle@circle{}".into());
+    }
+    let d = diagnose_with(&s, &BTreeMap::new());
+    assert!(d.healthy(), "{:?}", d.findings);
+    assert_eq!(d.queues[1].expected, ["b@1"]);
+    // Java's own consistent hash names no virtual node count: not judged without --strategy-of.
+    for c in &mut s.clients {
+        let props = &mut c.running.as_mut().unwrap().properties;
+        props.insert("allocateMessageQueueStrategy".into(), "org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueConsistentHash@5e9f23b4".into());
+    }
+    assert!(diagnose_with(&s, &BTreeMap::new()).queues.iter().all(|r| r.expected.is_empty()));
+}

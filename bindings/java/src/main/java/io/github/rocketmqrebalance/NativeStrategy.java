@@ -32,6 +32,19 @@ public abstract class NativeStrategy implements AllocateMessageQueueStrategy {
         return configParams();
     }
 
+    /**
+     * The class, then the core's name and parameters, for example
+     * {@code io.github.rocketmqrebalance.NativeAllocateMessageQueueConsistentHash@consistent_hash{"virtual_node_count":10}}.
+     * Admin tools show this as a consumer's {@code allocateMessageQueueStrategy} (a client's running
+     * info writes the strategy's {@code toString()}); the class comes first, before the {@code @},
+     * as in Java's default form, and {@code rmq-rebalance inspect} reads the rest back to know the
+     * strategy and its parameters.
+     */
+    @Override
+    public String toString() {
+        return getClass().getName() + "@" + configName() + configParams();
+    }
+
     /** A copy of a {@link #configKey()} that later changes to the live field cannot reach. */
     Object snapshot(Object key) {
         return key;

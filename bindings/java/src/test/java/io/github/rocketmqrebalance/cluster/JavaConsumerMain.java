@@ -133,5 +133,11 @@ public final class JavaConsumerMain {
         public String getName() {
             return inner.getName();
         }
+
+        /** What admin tools see in the running info: the wrapped strategy, as without the recording. */
+        @Override
+        public String toString() {
+            return inner.toString();
+        }
     }
 }
