@@ -128,8 +128,8 @@ pub struct Checks {
     pub lock_loss: BTreeMap<MessageQueue, Vec<(String, u64, Option<u64>)>>,
     /// Orderly states given up while a listener call ran: queue -> (instance, time).
     pub given_up: BTreeMap<MessageQueue, (usize, u64)>,
-    /// Unlocks under a running call this tick, not yet judged: (queue, instance, when).
-    pub pending_unlocks: Vec<(MessageQueue, usize, u64)>,
+    /// Unlocks under a running call this tick, not yet judged: (queue, instance, when, the call's start).
+    pub pending_unlocks: Vec<(MessageQueue, usize, u64, u64)>,
     /// Pairs of processes sharing a client id: (a, b, from, until).
     pub duplicated: Vec<(usize, usize, u64, u64)>,
     /// Locks each consumer's engine reported lost (`LockReport::lost`), until it takes the queue
@@ -203,16 +203,20 @@ impl Checks {
         }
     }
 
-    /// A consumer unlocked `queue` while its own listener call on it ran; judged at the end of
-    /// the tick ([`Checks::settle_unlocks`]), once a give-up in the same call has been recorded.
-    pub fn unlock_under_call(&mut self, queue: &MessageQueue, instance: usize, now: u64) {
-        self.pending_unlocks.push((queue.clone(), instance, now));
+    /// A consumer unlocked `queue` while its own listener call on it (begun at `call_start`)
+    /// ran; judged at the end of the tick ([`Checks::settle_unlocks`]), once a give-up in the same
+    /// engine call has been recorded.
+    pub fn unlock_under_call(&mut self, queue: &MessageQueue, instance: usize, now: u64, call_start: u64) {
+        self.pending_unlocks.push((queue.clone(), instance, now, call_start));
     }
 
-    /// Counts every unlock under a running call of this tick that was not a release given up.
+    /// Counts every unlock under a running call of this tick, except those of a call whose
+    /// release this consumer gave up (past `release_give_up_ms`, now or while it ran): a
+    /// given-up call is abandoned on purpose, and a later state of the queue (taken again, then
+    /// given back) cannot wait for it either.
     pub fn settle_unlocks(&mut self) {
-        for (queue, instance, at) in std::mem::take(&mut self.pending_unlocks) {
-            if self.given_up.get(&queue) == Some(&(instance, at)) {
+        for (queue, instance, at, call_start) in std::mem::take(&mut self.pending_unlocks) {
+            if self.given_up.get(&queue).is_some_and(|&(i, given_up_at)| i == instance && call_start <= given_up_at && given_up_at <= at) {
                 continue;
             }
             self.summary.violations.unlock_under_call += 1;
@@ -370,8 +374,8 @@ mod tests {
     #[test]
     fn an_unlock_under_a_running_call_is_a_violation_unless_the_release_was_given_up() {
         let mut c = Checks::default();
-        c.unlock_under_call(&q(0), 1, 5_000);
-        c.unlock_under_call(&q(1), 2, 5_000);
+        c.unlock_under_call(&q(0), 1, 5_000, 1_000);
+        c.unlock_under_call(&q(1), 2, 5_000, 1_000);
         // The same tick's report gave up queue 1's release (a hung call past release_give_up_ms).
         c.given_up.insert(q(1), (2, 5_000));
         c.settle_unlocks();
@@ -379,6 +383,12 @@ mod tests {
         assert!(c.summary.first_violations[0].contains("instance 1 unlocks"), "{:?}", c.summary.first_violations);
         c.settle_unlocks();
         assert_eq!(c.summary.violations.unlock_under_call, 1, "judged once");
+        // Queue 1 taken again and given back later, the abandoned call still running: excused;
+        // a call begun after the give-up is not.
+        c.unlock_under_call(&q(1), 2, 9_000, 1_000);
+        c.unlock_under_call(&q(1), 2, 9_000, 6_000);
+        c.settle_unlocks();
+        assert_eq!(c.summary.violations.unlock_under_call, 2);
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub struct Pull {
 pub struct Call {
     pub generation: u64,
     pub to: i64,
+    pub start: u64,
     pub end: u64,
 }
 
@@ -174,8 +175,8 @@ impl Host for SimHost<'_> {
         for q in queues {
             // Only an unlock that frees a lock this client holds lets another consumer in.
             let held = self.world.locks.get(q).is_some_and(|l| l.client_id == self.client_id && now.saturating_sub(l.renewed_at) <= BROKER_LOCK_EXPIRY_MS);
-            if held && self.calls.get(q).is_some_and(|c| c.end > now) {
-                self.world.checks.unlock_under_call(q, self.instance, now);
+            if let Some(call) = self.calls.get(q).filter(|c| held && c.end > now) {
+                self.world.checks.unlock_under_call(q, self.instance, now, call.start);
             }
             self.world.unlock(q, self.client_id);
         }

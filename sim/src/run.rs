@@ -419,7 +419,7 @@ impl Sim<'_> {
             let to = pull.next_offset + take;
             self.world.checks.start_call(&q, instance, now, now + duration);
             self.world.checks.record_delivery(&q, pull.next_offset, to);
-            group.calls.insert(q.clone(), Call { generation: pull.generation, to, end: now + duration });
+            group.calls.insert(q.clone(), Call { generation: pull.generation, to, start: now, end: now + duration });
             group.pulls.get_mut(&q).expect("present").next_offset = to;
         }
     }
