@@ -126,8 +126,8 @@ pub struct Checks {
     /// Locks a broker restart wiped: queue -> (holder's client id, time, when the holder's engine
     /// was told through `locks_lost`). What the holder does after being told is its own fault.
     pub lock_loss: BTreeMap<MessageQueue, Vec<(String, u64, Option<u64>)>>,
-    /// Orderly states given up while a listener call ran: queue -> (instance, time).
-    pub given_up: BTreeMap<MessageQueue, (usize, u64)>,
+    /// Orderly states given up while a listener call ran: queue -> every (instance, time).
+    pub given_up: BTreeMap<MessageQueue, Vec<(usize, u64)>>,
     /// Unlocks under a running call this tick, not yet judged: (queue, instance, when, the call's start).
     pub pending_unlocks: Vec<(MessageQueue, usize, u64, u64)>,
     /// Pairs of processes sharing a client id: (a, b, from, until).
@@ -189,7 +189,7 @@ impl Checks {
                 self.summary.observed.after_broker_lock_loss += 1;
                 return;
             }
-            if self.given_up.get(queue).is_some_and(|&(i, at)| i == other && at <= start && since <= at) {
+            if self.gave_up(queue, other, since, start) {
                 self.summary.observed.clashes_after_give_up += 1;
                 return;
             }
@@ -216,12 +216,25 @@ impl Checks {
     /// given back) cannot wait for it either.
     pub fn settle_unlocks(&mut self) {
         for (queue, instance, at, call_start) in std::mem::take(&mut self.pending_unlocks) {
-            if self.given_up.get(&queue).is_some_and(|&(i, given_up_at)| i == instance && call_start <= given_up_at && given_up_at <= at) {
+            if self.gave_up(&queue, instance, call_start, at) {
                 continue;
             }
             self.summary.violations.unlock_under_call += 1;
             self.note(format!("t={at}ms {queue}: instance {instance} unlocks the queue while its own listener call on it runs"));
         }
+    }
+
+    /// `instance` gave up its release of `queue` at some moment in `[from, to]`: a call of its begun
+    /// at `from` or earlier was abandoned on purpose by then. Every give-up is kept: a later one
+    /// by another consumer must not hide an earlier one's abandoned call.
+    pub fn gave_up(&self, queue: &MessageQueue, instance: usize, from: u64, to: u64) -> bool {
+        self.given_up.get(queue).is_some_and(|v| v.iter().any(|&(i, at)| i == instance && from <= at && at <= to))
+    }
+
+    /// Records (and counts) that `instance` gave up its release of `queue` now.
+    pub fn note_given_up(&mut self, queue: &MessageQueue, instance: usize, now: u64) {
+        self.summary.observed.releases_given_up += 1;
+        self.given_up.entry(queue.clone()).or_default().push((instance, now));
     }
 
     /// What an engine reported lost (see `known_lost`).
@@ -377,7 +390,7 @@ mod tests {
         c.unlock_under_call(&q(0), 1, 5_000, 1_000);
         c.unlock_under_call(&q(1), 2, 5_000, 1_000);
         // The same tick's report gave up queue 1's release (a hung call past release_give_up_ms).
-        c.given_up.insert(q(1), (2, 5_000));
+        c.note_given_up(&q(1), 2, 5_000);
         c.settle_unlocks();
         assert_eq!(c.summary.violations.unlock_under_call, 1);
         assert!(c.summary.first_violations[0].contains("instance 1 unlocks"), "{:?}", c.summary.first_violations);
@@ -389,6 +402,21 @@ mod tests {
         c.unlock_under_call(&q(1), 2, 9_000, 6_000);
         c.settle_unlocks();
         assert_eq!(c.summary.violations.unlock_under_call, 2);
+    }
+
+    /// host-faults seed 796232251 in short: A's hung call runs from 220 s, A gives its release up
+    /// at 380 s, J takes the queue and gives up its own release at 546 s; a call L begins at 558 s
+    /// beside A's call is A's give-up's doing, not hidden by J's later one.
+    #[test]
+    fn a_later_give_up_does_not_hide_an_earlier_ones_abandoned_call() {
+        let mut c = Checks::default();
+        c.start_call(&q(0), 0, 220_000, 586_000);
+        c.note_given_up(&q(0), 0, 380_000);
+        c.note_given_up(&q(0), 9, 546_000);
+        c.start_call(&q(0), 11, 558_000, 559_000);
+        assert_eq!(c.summary.violations.orderly_exclusivity, 0, "{:?}", c.summary.first_violations);
+        assert_eq!(c.summary.observed.clashes_after_give_up, 1);
+        assert_eq!(c.summary.observed.releases_given_up, 2);
     }
 
     #[test]

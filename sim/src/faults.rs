@@ -65,8 +65,7 @@ impl Sim<'_> {
             if !running || now >= g.next_rebalance {
                 let report = g.rebalancer.shutdown_at(now, &mut host);
                 for given_up in report.released.iter().filter(|r| r.gave_up) {
-                    host.world.checks.summary.observed.releases_given_up += 1;
-                    host.world.checks.given_up.insert(given_up.queue.clone(), (instance, now));
+                    host.world.checks.note_given_up(&given_up.queue, instance, now);
                 }
                 g.next_rebalance = now + crate::consumer::REBALANCE_INTERVAL_MS;
             }

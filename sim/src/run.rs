@@ -323,6 +323,7 @@ impl Sim<'_> {
             let observed = &mut host.world.checks.summary.observed;
             observed.rebalance_rounds += 1;
             let mut balanced = true;
+            let mut given_up = Vec::new();
             for r in &reports {
                 balanced &= r.balanced;
                 observed.forced_unlocks += r.released.iter().filter(|x| x.forced).count() as u64;
@@ -331,10 +332,10 @@ impl Sim<'_> {
                 for acquired in &r.acquired {
                     host.world.checks.known_lost.remove(&(acquired.queue.clone(), instance));
                 }
-                for given_up in r.released.iter().filter(|x| x.gave_up) {
-                    observed.releases_given_up += 1;
-                    host.world.checks.given_up.insert(given_up.queue.clone(), (instance, now));
-                }
+                given_up.extend(r.released.iter().filter(|x| x.gave_up).map(|x| x.queue.clone()));
+            }
+            for q in &given_up {
+                host.world.checks.note_given_up(q, instance, now);
             }
             let next = now + if balanced { REBALANCE_INTERVAL_MS } else { UNBALANCED_RETRY_MS };
             group.next_rebalance = host.scheduled.map_or(next, |s| s.min(next));
@@ -466,7 +467,7 @@ impl Sim<'_> {
             || self.processes.iter().any(|p| p.alive && (p.stale_rounds > 0 || p.groups.iter().any(|g| g.calls.values().any(|c| c.end > now + TICK_MS))))
             || !self.pending_unregister.is_empty()
             || !self.pending_register.is_empty()
-            || self.world.checks.given_up.values().any(|&(_, at)| now <= at + crate::world::BROKER_LOCK_EXPIRY_MS + TICK_MS)
+            || self.world.checks.given_up.values().flatten().any(|&(_, at)| now <= at + crate::world::BROKER_LOCK_EXPIRY_MS + TICK_MS)
             || self.processes.iter().any(|p| p.alive && (p.leaving || p.cut_off(now)))
             || sorted.len() != ids.len()
             || self.world.broker_down_until.iter().any(|&until| now < until)

@@ -141,3 +141,13 @@ fn java_mode_unlocks_under_a_running_call_in_the_default_scenario() {
     let java = run(&Scenario::built_in("default").unwrap(), 1, Semantics::Java, None);
     assert!(java.violations.unlock_under_call > 0, "{java:?}");
 }
+
+/// A clash with a hung call whose release its consumer had given up, after another consumer gave
+/// up its own release of the same queue later: the checker once kept only the latest give-up per
+/// queue and counted this as a violation (found on a random CI seed, host-faults 796232251).
+#[test]
+fn an_earlier_give_up_still_explains_its_abandoned_calls_clashes() {
+    let s = run(&Scenario::built_in("host-faults").unwrap(), 796_232_251, Semantics::Safe, None);
+    assert_eq!(s.violations.total(), 0, "{:?}", s.first_violations);
+    assert!(s.observed.clashes_after_give_up > 0, "{:?}", s.observed);
+}
