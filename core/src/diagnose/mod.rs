@@ -7,6 +7,7 @@
 //! on the members, clients whose running info is missing. Each finding names its queues and
 //! clients; [`FindingKind`]'s snake_case names are the stable part of the JSON.
 
+mod foreign;
 mod snapshot;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -14,6 +15,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use foreign::{diagnostic_strategy, GoConsistentHash, GoMachineRoom, FOREIGN_NAMES};
 pub use snapshot::{BrokerMembers, ClientConnection, ClientState, HeldQueue, RunningState, Snapshot};
 
 use crate::java_order::{sort_client_ids, sort_queues};
