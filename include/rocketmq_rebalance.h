@@ -542,13 +542,16 @@ extern "C" {
  * Judges `snapshot_json` (the JSON `rmq-rebalance inspect --save` writes; docs/inspect.md) and
  * writes the diagnosis as JSON, NUL-terminated, into `buf[0..len]` and its length into `*out_n`:
  * `findings` (each with `kind`, one of docs/inspect.md's snake_case names, `topic`, `queues` as
- * `["topic", "broker", id]`, `clients` and `detail`) and `queues` (each with `queue`, `holders`,
- * `handing_off` and `expected`). `RMQ_RESULT_BUFFER_TOO_SMALL` writes the length needed (NUL
+ * `["topic", "broker", id]`, `clients`, `detail` and `lag` where known), `queues` (each with
+ * `queue`, `holders`, `handing_off`, `expected`, `if_agreed` and `lag`) and `strategies` (each
+ * member's `client_id`, `strategy`, `source`: `stated`, `fingerprint` or `unknown`). `RMQ_RESULT_BUFFER_TOO_SMALL` writes the length needed (NUL
  * included) into `*out_n`: call again with a buffer that large.
  *
  * `strategies_json` (NULL: none) names the strategy of clients whose properties do not: a JSON
  * object from a client id or a language (`"GO"`, `"JAVA"`) to `{"strategy": NAME, "params": {...}}`,
- * NAME as `rmq_strategy_from_config` takes it. A malformed snapshot or strategy map is
+ * NAME as `rmq_strategy_from_config` takes it, or a Go client's own `go_consistent_hash`
+ * (`virtual_node_count`) or `go_by_machine_room` (`consume_idcs`). Clients it does not cover are
+ * fingerprinted. A malformed snapshot or strategy map is
  * `RMQ_RESULT_INVALID_PARAMETERS` (the message says where); NULL `snapshot_json` is
  * `RMQ_RESULT_NULL_PARAMETER`. Pure and thread-safe: it touches no shared state.
  */

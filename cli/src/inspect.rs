@@ -2,12 +2,12 @@
 //! read from the cluster with read-only requests (crate `rocketmq-rebalance-inspect`) and judged
 //! by core's diagnosis. Exit status 0 healthy, 1 findings, 2 could not inspect.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::time::Duration;
 
-use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, Diagnosis, Finding, Snapshot};
-use rocketmq_rebalance::{strategy_from_config, MessageQueue, Strategy};
+use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, Diagnosis, Finding, FindingKind, Named, Snapshot};
+use rocketmq_rebalance::MessageQueue;
 use rocketmq_rebalance_inspect::read::{read_group, Options};
 use serde_json::{json, Value};
 
@@ -25,8 +25,9 @@ pub struct Args {
     #[arg(long)]
     topic: Vec<String>,
     /// The strategy of clients that do not name theirs (or to override): KEY=STRATEGY[:PARAMS],
-    /// KEY a language (GO, CPP, ...) or a client id, STRATEGY as `allocate --strategy` takes it,
-    /// PARAMS its JSON parameters, e.g. 'GO=consistent_hash:{"virtual_node_count":10}'.
+    /// KEY a language (GO, CPP, ...) or a client id, STRATEGY as `allocate --strategy` takes it
+    /// or a Go client's own go_consistent_hash / go_by_machine_room, PARAMS its JSON parameters,
+    /// e.g. 'GO=go_consistent_hash:{"virtual_node_count":10}'. Others are fingerprinted.
     #[arg(long = "strategy-of", value_name = "KEY=STRATEGY[:PARAMS]")]
     strategy_of: Vec<String>,
     /// Print the findings and the per-queue table as JSON.
@@ -38,18 +39,36 @@ pub struct Args {
     /// Diagnose a snapshot written by --save instead of reading the cluster.
     #[arg(long, value_name = "FILE")]
     load: Option<String>,
+    /// Read the group twice, SECONDS apart, and report only findings present both times (a
+    /// rebalance round runs every 20 s: 25 lets one pass). --save keeps the second snapshot.
+    #[arg(long, value_name = "SECONDS", conflicts_with = "load")]
+    settle: Option<u64>,
+}
+
+fn read(args: &Args) -> Result<Snapshot, String> {
+    let (namesrv, group) = (args.namesrv.as_deref().unwrap_or_default(), args.group.as_deref().unwrap_or_default());
+    read_group(namesrv, group, &args.topic, &Options::default()).map_err(|e| format!("cannot inspect {group}: {e}"))
+}
+
+/// What identifies a finding across two snapshots (its sentence carries ages that move).
+fn identity(f: &Finding) -> (FindingKind, Option<String>, Vec<MessageQueue>, Vec<String>) {
+    (f.kind, f.topic.clone(), f.queues.clone(), f.clients.clone())
 }
 
 pub fn run(args: Args) -> Result<ExitCode, String> {
     let overrides = parse_overrides(&args.strategy_of)?;
+    let mut first = None;
     let snapshot = match &args.load {
         Some(file) => {
             let text = std::fs::read_to_string(file).map_err(|e| format!("--load {file}: {e}"))?;
             parse_snapshot(&text).map_err(|e| format!("--load {file}: {e}"))?
         }
         None => {
-            let (namesrv, group) = (args.namesrv.as_deref().unwrap_or_default(), args.group.as_deref().unwrap_or_default());
-            read_group(namesrv, group, &args.topic, &Options::default()).map_err(|e| format!("cannot inspect {group}: {e}"))?
+            if let Some(seconds) = args.settle {
+                first = Some(diagnose_with(&read(&args)?, &overrides));
+                std::thread::sleep(Duration::from_secs(seconds));
+            }
+            read(&args)?
         }
     };
     if let Some(file) = &args.save {
@@ -57,6 +76,10 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         std::fs::write(file, text + "\n").map_err(|e| format!("--save {file}: {e}"))?;
     }
     let mut d = diagnose_with(&snapshot, &overrides);
+    if let Some(first) = first {
+        let before: BTreeSet<_> = first.findings.iter().map(identity).collect();
+        d.findings.retain(|f| before.contains(&identity(f)));
+    }
     if !args.topic.is_empty() {
         d.findings.retain(|f| f.topic.as_ref().is_none_or(|t| args.topic.contains(t)));
         d.queues.retain(|r| args.topic.iter().any(|t| **t == *r.queue.topic));
@@ -69,13 +92,13 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
     Ok(if d.healthy() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-fn parse_overrides(specs: &[String]) -> Result<BTreeMap<String, Arc<dyn Strategy>>, String> {
+fn parse_overrides(specs: &[String]) -> Result<BTreeMap<String, Named>, String> {
     let mut out = BTreeMap::new();
     for spec in specs {
         let (key, rest) = spec.split_once('=').ok_or_else(|| format!("--strategy-of {spec:?}: expected KEY=STRATEGY[:PARAMS]"))?;
         let (name, params) = rest.split_once(':').unwrap_or((rest, "{}"));
         let params: Value = serde_json::from_str(params).map_err(|e| format!("--strategy-of {spec:?}: the parameters are not JSON: {e}"))?;
-        let strategy = strategy_from_config(name, &params).map_err(|e| format!("--strategy-of {spec:?}: {e}"))?;
+        let strategy = Named::from_config(name, &params).map_err(|e| format!("--strategy-of {spec:?}: {e}"))?;
         out.insert(key.to_owned(), strategy);
     }
     Ok(out)
@@ -86,7 +109,7 @@ fn queues(q: &[MessageQueue]) -> String {
 }
 
 fn finding_json(f: &Finding) -> Value {
-    json!({"kind": f.kind, "topic": f.topic, "queues": q_strings(&f.queues), "clients": f.clients, "detail": f.detail})
+    json!({"kind": f.kind, "topic": f.topic, "queues": q_strings(&f.queues), "clients": f.clients, "detail": f.detail, "lag": f.lag})
 }
 
 fn q_strings(q: &[MessageQueue]) -> Vec<String> {
@@ -103,7 +126,10 @@ fn to_json(s: &Snapshot, d: &Diagnosis) -> Value {
             "holders": r.holders,
             "handing_off": r.handing_off,
             "expected": r.expected,
+            "if_agreed": r.if_agreed,
+            "lag": r.lag,
         })).collect::<Vec<_>>(),
+        "strategies": d.strategies,
     })
 }
 
@@ -111,7 +137,12 @@ fn print_table(s: &Snapshot, d: &Diagnosis) {
     let members = s.connections.len();
     println!("group {}: {members} connected clients, {} brokers asked", s.group, s.brokers.len());
     let width = d.queues.iter().map(|r| q_strings(std::slice::from_ref(&r.queue))[0].len()).max().unwrap_or(5).max(5);
-    println!("{:width$}  {:40}  expected", "queue", "held by");
+    for c in &d.strategies {
+        let how = serde_json::to_value(c.source).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+        let also = if c.also_matches.is_empty() { String::new() } else { format!(" (also matches {})", c.also_matches.join(", ")) };
+        println!("  {}: {} [{how}]{also}", c.client_id, c.strategy.as_deref().unwrap_or("?"));
+    }
+    println!("{:width$}  {:40}  {:40}  lag", "queue", "held by", "expected");
     for r in &d.queues {
         let mut held = r.holders.join(", ");
         if !r.handing_off.is_empty() {
@@ -119,7 +150,8 @@ fn print_table(s: &Snapshot, d: &Diagnosis) {
         }
         let held = if held.is_empty() { "-".to_owned() } else { held };
         let expected = if r.expected.is_empty() { "?".to_owned() } else { r.expected.join(", ") };
-        println!("{:width$}  {held:40}  {expected}", q_strings(std::slice::from_ref(&r.queue))[0]);
+        let lag = r.lag.map_or("-".to_owned(), |l| l.to_string());
+        println!("{:width$}  {held:40}  {expected:40}  {lag}", q_strings(std::slice::from_ref(&r.queue))[0]);
     }
     if d.findings.is_empty() {
         println!("healthy: every queue held once, by the member its strategy names");
@@ -129,6 +161,7 @@ fn print_table(s: &Snapshot, d: &Diagnosis) {
     for f in &d.findings {
         let on = if f.queues.is_empty() { String::new() } else { format!(" {}", queues(&f.queues)) };
         let kind = serde_json::to_value(f.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
-        println!("  {kind}{on}: {}", f.detail);
+        let lag = f.lag.map_or(String::new(), |l| format!(" [lag {l}]"));
+        println!("  {kind}{on}: {}{lag}", f.detail);
     }
 }

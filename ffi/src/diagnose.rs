@@ -3,10 +3,9 @@
 
 use std::collections::BTreeMap;
 use std::ffi::c_char;
-use std::sync::Arc;
 
-use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot};
-use rocketmq_rebalance::{Error, Strategy, StrategyConfig};
+use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, Named};
+use rocketmq_rebalance::Error;
 use serde_json::Value;
 
 use crate::args::{opt_str_arg, str_arg, write_text};
@@ -16,13 +15,16 @@ use crate::result::rmq_result;
 /// Judges `snapshot_json` (the JSON `rmq-rebalance inspect --save` writes; docs/inspect.md) and
 /// writes the diagnosis as JSON, NUL-terminated, into `buf[0..len]` and its length into `*out_n`:
 /// `findings` (each with `kind`, one of docs/inspect.md's snake_case names, `topic`, `queues` as
-/// `["topic", "broker", id]`, `clients` and `detail`) and `queues` (each with `queue`, `holders`,
-/// `handing_off` and `expected`). `RMQ_RESULT_BUFFER_TOO_SMALL` writes the length needed (NUL
+/// `["topic", "broker", id]`, `clients`, `detail` and `lag` where known), `queues` (each with
+/// `queue`, `holders`, `handing_off`, `expected`, `if_agreed` and `lag`) and `strategies` (each
+/// member's `client_id`, `strategy`, `source`: `stated`, `fingerprint` or `unknown`). `RMQ_RESULT_BUFFER_TOO_SMALL` writes the length needed (NUL
 /// included) into `*out_n`: call again with a buffer that large.
 ///
 /// `strategies_json` (NULL: none) names the strategy of clients whose properties do not: a JSON
 /// object from a client id or a language (`"GO"`, `"JAVA"`) to `{"strategy": NAME, "params": {...}}`,
-/// NAME as `rmq_strategy_from_config` takes it. A malformed snapshot or strategy map is
+/// NAME as `rmq_strategy_from_config` takes it, or a Go client's own `go_consistent_hash`
+/// (`virtual_node_count`) or `go_by_machine_room` (`consume_idcs`). Clients it does not cover are
+/// fingerprinted. A malformed snapshot or strategy map is
 /// `RMQ_RESULT_INVALID_PARAMETERS` (the message says where); NULL `snapshot_json` is
 /// `RMQ_RESULT_NULL_PARAMETER`. Pure and thread-safe: it touches no shared state.
 #[no_mangle]
@@ -48,7 +50,7 @@ pub unsafe extern "C" fn rmq_diagnose(
     })
 }
 
-fn strategy_map(json: &str) -> Result<BTreeMap<String, Arc<dyn Strategy>>, Error> {
+fn strategy_map(json: &str) -> Result<BTreeMap<String, Named>, Error> {
     let bad = |why: String| Error::InvalidSnapshot(format!("the strategies: {why}"));
     let v: Value = serde_json::from_str(json).map_err(|e| bad(format!("not JSON: {e}")))?;
     let map = v.as_object().ok_or_else(|| bad("not a JSON object of client id or language to strategy".into()))?;
@@ -56,7 +58,7 @@ fn strategy_map(json: &str) -> Result<BTreeMap<String, Arc<dyn Strategy>>, Error
     for (key, spec) in map {
         let name = spec.get("strategy").and_then(Value::as_str).ok_or_else(|| bad(format!("{key:?} has no \"strategy\" name")))?;
         let params = spec.get("params").cloned().unwrap_or(Value::Null);
-        out.insert(key.clone(), StrategyConfig::from_name(name, &params)?.build()?);
+        out.insert(key.clone(), Named::from_config(name, &params)?);
     }
     Ok(out)
 }

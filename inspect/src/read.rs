@@ -7,10 +7,10 @@ use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rocketmq_rebalance::diagnose::{BrokerMembers, ClientConnection, ClientState, HeldQueue, RunningState, Snapshot};
+use rocketmq_rebalance::diagnose::{BrokerMembers, ClientConnection, ClientState, HeldQueue, QueueOffsets, RunningState, Snapshot, Subscription};
 use rocketmq_rebalance::MessageQueue;
 
-use crate::requests::{self, GroupConnections, TopicRoute};
+use crate::requests::{self, GroupConnections, Queue, TopicRoute};
 use crate::{Connection, Error, Result};
 
 /// `PermName.PERM_READ`: a queue data without it lends no readable queues.
@@ -60,7 +60,24 @@ pub fn read_group(namesrv: &str, group: &str, topics: &[String], options: &Optio
         .collect();
     let clients = running_infos(&masters, group, &conns, options);
     let taken_at_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-    Ok(Snapshot { group: group.to_owned(), taken_at_ms, topics: routes, brokers, connections: conns, clients })
+    let offsets = offsets(&masters, group, options);
+    let message_model = connections.message_model.clone();
+    Ok(Snapshot { group: group.to_owned(), taken_at_ms, topics: routes, brokers, connections: conns, clients, message_model, offsets })
+}
+
+fn message_queue(q: &Queue) -> MessageQueue {
+    MessageQueue::new(q.topic.as_str(), q.broker_name.as_str(), q.queue_id.min(i32::MAX as u32) as i32)
+}
+
+/// Every master's offsets for the group's queues (lag). A broker that does not answer lends none:
+/// lag is a figure beside the findings, not one of them.
+fn offsets(masters: &[(String, String)], group: &str, options: &Options) -> Vec<QueueOffsets> {
+    let mut out = Vec::new();
+    for (_, addr) in masters {
+        let Ok(stats) = Connection::open(addr, options.timeout).and_then(|mut c| requests::consume_stats(&mut c, group, options.timeout)) else { continue };
+        out.extend(stats.iter().map(|(q, o)| QueueOffsets { queue: message_queue(q), broker_offset: o.broker_offset, consumer_offset: o.consumer_offset }));
+    }
+    out
 }
 
 /// The route from the first NameServer that answers.
@@ -149,14 +166,26 @@ fn running_info(masters: &[(String, String)], group: &str, client_id: &str, opti
                     .held
                     .iter()
                     .map(|(q, pq)| HeldQueue {
-                        queue: MessageQueue::new(q.topic.as_str(), q.broker_name.as_str(), q.queue_id.min(i32::MAX as u32) as i32),
+                        queue: message_queue(q),
                         dropped: pq.dropped,
                         locked: pq.locked,
                         last_lock_ms: pq.last_lock_timestamp,
                         last_pull_ms: pq.last_pull_timestamp,
                     })
                     .collect();
-                return ClientState { client_id: client_id.to_owned(), running: Some(RunningState { properties: info.properties, held }), error: None };
+                let subscriptions = info
+                    .subscriptions
+                    .iter()
+                    .map(|s| Subscription {
+                        topic: s.topic.clone(),
+                        expression: s.sub_string.clone(),
+                        expression_type: s.expression_type.clone(),
+                        sub_version: s.sub_version,
+                    })
+                    .collect();
+                let pop_queues = info.pop_queues.iter().map(message_queue).collect();
+                let running = RunningState { properties: info.properties, held, subscriptions, pop_queues };
+                return ClientState { client_id: client_id.to_owned(), running: Some(running), error: None };
             }
             Err(e) => error = e.to_string(),
         }

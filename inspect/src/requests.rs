@@ -77,9 +77,29 @@ pub struct ProcessQueue {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunningInfo {
     pub properties: BTreeMap<String, String>,
-    /// Topic to `subVersion` (milliseconds from Java, nanoseconds from Go).
-    pub sub_versions: BTreeMap<String, i64>,
+    /// Its `subscriptionSet`.
+    pub subscriptions: Vec<SubscriptionData>,
     pub held: BTreeMap<Queue, ProcessQueue>,
+    /// The keys of its `mqPopTable` (queues consumed by POP; 5.x clients).
+    pub pop_queues: Vec<Queue>,
+}
+
+/// `SubscriptionData`, the parts a diagnosis compares.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SubscriptionData {
+    pub topic: String,
+    pub sub_string: String,
+    pub expression_type: String,
+    /// Milliseconds from Java, nanoseconds from Go.
+    pub sub_version: i64,
+}
+
+/// One queue's `OffsetWrapper` in `ConsumeStats`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Offsets {
+    pub broker_offset: i64,
+    pub consumer_offset: i64,
+    pub last_timestamp: i64,
 }
 
 /// A broker relays running info to its client with a 10 s timeout: wait a little longer.
@@ -197,14 +217,23 @@ pub fn decode_running_info(v: &Json) -> Result<RunningInfo> {
         .get("properties")
         .map(|p| p.members().iter().filter_map(|(k, val)| Some((k.key_text()?.to_owned(), val.key_text().map_or_else(String::new, str::to_owned)))).collect())
         .unwrap_or_default();
-    let sub_versions = v.get("subscriptionSet").map(|s| s.items().iter().map(|sub| (text(sub, "topic"), int(sub, "subVersion"))).collect()).unwrap_or_default();
+    let subscriptions = v
+        .get("subscriptionSet")
+        .map(|s| {
+            s.items()
+                .iter()
+                .map(|sub| SubscriptionData {
+                    topic: text(sub, "topic"),
+                    sub_string: text(sub, "subString"),
+                    expression_type: sub.get("expressionType").and_then(Json::as_str).unwrap_or("TAG").to_owned(),
+                    sub_version: int(sub, "subVersion"),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let mut held = BTreeMap::new();
     for (key, info) in required(v, what, "mqTable")?.members() {
-        let queue_id = key.get("queueId").and_then(Json::as_i64).and_then(|q| u32::try_from(q).ok());
-        let Some(queue_id) = queue_id else {
-            return Err(Error::MissingField { what, field: "a queueId in an mqTable key".into() });
-        };
-        let queue = Queue { topic: text(key, "topic"), broker_name: text(key, "brokerName"), queue_id };
+        let queue = queue_key(key, what, "mqTable")?;
         held.insert(
             queue,
             ProcessQueue {
@@ -219,7 +248,35 @@ pub fn decode_running_info(v: &Json) -> Result<RunningInfo> {
             },
         );
     }
-    Ok(RunningInfo { properties, sub_versions, held })
+    let pop_queues = match v.get("mqPopTable") {
+        Some(t) => t.members().iter().map(|(key, _)| queue_key(key, what, "mqPopTable")).collect::<Result<_>>()?,
+        None => Vec::new(),
+    };
+    Ok(RunningInfo { properties, subscriptions, held, pop_queues })
+}
+
+/// A `MessageQueue` used as a map key (fastjson writes the object itself as the key).
+fn queue_key(key: &Json, what: &'static str, table: &str) -> Result<Queue> {
+    let queue_id = key.get("queueId").and_then(Json::as_i64).and_then(|q| u32::try_from(q).ok());
+    let Some(queue_id) = queue_id else {
+        return Err(Error::MissingField { what, field: format!("a queueId in an {table} key") });
+    };
+    Ok(Queue { topic: text(key, "topic"), broker_name: text(key, "brokerName"), queue_id })
+}
+
+/// `GET_CONSUME_STATS` to a broker, no topic: the offsets of every queue of the group it keeps.
+pub fn consume_stats(conn: &mut Connection, group: &str, timeout: Duration) -> Result<BTreeMap<Queue, Offsets>> {
+    decode_consume_stats(&ask(conn, ReadOnly::ConsumeStats, &[("consumerGroup", group)], timeout)?)
+}
+
+pub fn decode_consume_stats(v: &Json) -> Result<BTreeMap<Queue, Offsets>> {
+    let what = ReadOnly::ConsumeStats.name();
+    let mut out = BTreeMap::new();
+    for (key, o) in required(v, what, "offsetTable")?.members() {
+        let offsets = Offsets { broker_offset: int(o, "brokerOffset"), consumer_offset: int(o, "consumerOffset"), last_timestamp: int(o, "lastTimestamp") };
+        out.insert(queue_key(key, what, "offsetTable")?, offsets);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -242,7 +299,13 @@ mod tests {
         .unwrap();
         let i = decode_running_info(&info).unwrap();
         assert_eq!(i.properties["allocateMessageQueueStrategy"], "X@1");
-        assert_eq!(i.sub_versions["T"], 17);
+        assert_eq!((i.subscriptions[0].topic.as_str(), i.subscriptions[0].sub_version), ("T", 17));
+        let stats = Json::parse(
+            br#"{"consumeTps":0.0,"offsetTable":{{"brokerName":"b","queueId":3,"topic":"T"}:{"brokerOffset":9,"consumerOffset":4,"lastTimestamp":1}}}"#,
+        )
+        .unwrap();
+        let stats = decode_consume_stats(&stats).unwrap();
+        assert_eq!(stats[&Queue { topic: "T".into(), broker_name: "b".into(), queue_id: 3 }].broker_offset, 9);
         let q = |id| Queue { topic: "T".into(), broker_name: "b".into(), queue_id: id };
         assert!(i.held[&q(1)].locked && i.held[&q(1)].dropped);
         assert!(i.held[&q(2)].dropped && i.held[&q(2)].commit_offset == 5);

@@ -126,12 +126,13 @@ class Group:
             return 2, done.stderr.strip(), None
         return done.returncode, json.loads(done.stdout), json.loads(saved.read_text())
 
-    def inspect_agrees(self, expect_healthy, *strategies, timeout=30.0):
+    def inspect_agrees(self, expect_healthy, *strategies, timeout=30.0, rings=None):
         """Checks `inspect` against what the consumers wrote themselves: each client's holdings as
         decoded from its running info, and the orphaned and double-held queues it reports, must be
         the held files' (retried for `timeout` s, since the two are written apart); in the fixed
-        group it must also find nothing (exit 0). Returns a one-line account; fails on a lasting
-        mismatch."""
+        group it must also find nothing (exit 0). `rings` (go label, java label): every client's
+        strategy must be found by fingerprint, as what it really runs, and `mixed_strategies`
+        reported. Returns a one-line account; fails on a lasting mismatch."""
         start, why = time.monotonic(), "not run yet"
         while time.monotonic() - start < timeout:
             before = self.view()
@@ -159,10 +160,25 @@ class Group:
                     why = f"inspect reported findings in a healthy group: {out['findings']}"
                 elif expect_healthy and not all(r["expected"] for r in out["queues"]):
                     why = "inspect did not know every member's strategy: " + str([r for r in out["queues"] if not r["expected"]])
+                elif rings and (found_rings := self.rings_found(out, recs, rings)):
+                    why = found_rings
                 else:
-                    return f"inspect agrees: {len(wrote)} clients' holdings decoded as written, orphaned {truth['orphaned']}, double-held {truth['double_held']}, exit {code}"
+                    rings_seen = f"; fingerprinted as {sorted({s['strategy'] for s in out['strategies']})}, mixed_strategies reported" if rings else ""
+                    return f"inspect agrees: {len(wrote)} clients' holdings decoded as written, orphaned {truth['orphaned']}, double-held {truth['double_held']}, exit {code}{rings_seen}"
             time.sleep(2)
         raise SystemExit(f"rmq-rebalance inspect disagrees with what the consumers of {self.group} wrote: {why}")
+
+    @staticmethod
+    def rings_found(out, recs, rings):
+        """What is wrong with the strategies `inspect` found (empty: nothing): each Go consumer on
+        rings[0], each Java one on rings[1], both by fingerprint, and the mix reported."""
+        found = {s["client_id"]: (s["strategy"], s["source"]) for s in out["strategies"]}
+        want = {r["client_id"]: (rings[0] if name.startswith("go") else rings[1], "fingerprint") for name, r in recs.items()}
+        if found != want:
+            return f"inspect found the strategies {found}, the consumers run {want}"
+        if not any(f["kind"] == "mixed_strategies" for f in out["findings"]):
+            return "inspect did not report mixed_strategies: " + str([f["kind"] for f in out["findings"]])
+        return ""
 
     def wait_for_group(self, extra):
         """For the control: waits until every consumer sees the whole group, then `extra` seconds."""
@@ -267,7 +283,9 @@ def run_control(args):
         shares = ", ".join(f"{n} {r['queues']}" for n, r in sorted(recs.items()))
         print(f"  holdings: {shares}", flush=True)
         print(f"  queues with no owner: {unowned}; with two or more: {double}", flush=True)
-        print(f"  {g.inspect_agrees(False)}", flush=True)
+        # Nothing stated: inspect must tell each client's ring from what it holds.
+        rings = ('go_consistent_hash{"virtual_node_count":10}', 'consistent_hash{"virtual_node_count":10}')
+        print(f"  {g.inspect_agrees(False, rings=rings)}", flush=True)
         g.produce()
         g.wait_consumed(timeout=90, quiet_for=15)
         sent, seen, _ = g.consumption()

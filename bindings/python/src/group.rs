@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, Snapshot};
+use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, Named, Snapshot};
 use rocketmq_rebalance::Error;
 use rocketmq_rebalance::{java_order, movement as core_movement, verify as core_verify, MessageQueue, Ownership};
 
@@ -81,7 +81,9 @@ fn movement<'py>(py: Python<'py>, before: Bound<'py, PyAny>, after: Bound<'py, P
 
 /// Judges a snapshot of a live group: the JSON `rmq-rebalance inspect --save` writes, as its text
 /// or as the dict it parses to. `strategies` maps client ids or languages (`GO`, `JAVA`) to the
-/// strategy those clients run, for those whose properties do not say.
+/// strategy those clients run, for those whose properties do not say: a `Strategy`, or a dict
+/// `{"strategy": NAME, "params": {...}}` (which also names Go's own `go_consistent_hash` and
+/// `go_by_machine_room`). Clients left out are fingerprinted.
 #[pyfunction]
 #[pyo3(signature = (snapshot, strategies=None))]
 fn diagnose<'py>(py: Python<'py>, snapshot: Bound<'py, PyAny>, strategies: Option<Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
@@ -93,8 +95,20 @@ fn diagnose<'py>(py: Python<'py>, snapshot: Bound<'py, PyAny>, strategies: Optio
     let mut given = BTreeMap::new();
     for (key, strategy) in strategies.iter().flat_map(|d| d.iter()) {
         let key: String = key.extract().map_err(|_| PyTypeError::new_err("strategies keys must be client ids or languages (str)"))?;
-        let strategy = strategy.cast::<PyStrategy>().map_err(|_| PyTypeError::new_err(format!("strategies[{key:?}] must be a Strategy")))?;
-        given.insert(key, strategy.get().inner.clone());
+        let named = if let Ok(s) = strategy.cast::<PyStrategy>() {
+            Named::from_strategy(s.get().inner.clone())
+        } else if let Ok(spec) = strategy.cast::<PyDict>() {
+            let name: String =
+                spec.get_item("strategy")?.ok_or_else(|| PyTypeError::new_err(format!("strategies[{key:?}] has no \"strategy\" name")))?.extract()?;
+            let params: serde_json::Value = match spec.get_item("params")? {
+                Some(p) => pythonize::depythonize(&p).map_err(|e| PyValueError::new_err(format!("strategies[{key:?}] params: {e}")))?,
+                None => serde_json::Value::Null,
+            };
+            Named::from_config(&name, &params).map_err(|e| crate::errors::to_py(py, &e))?
+        } else {
+            return Err(PyTypeError::new_err(format!("strategies[{key:?}] must be a Strategy or a {{\"strategy\": NAME, \"params\": {{...}}}} dict")));
+        };
+        given.insert(key, named);
     }
     let d = py.detach(|| diagnose_with(&snap, &given));
     let findings = PyList::empty(py);
@@ -105,6 +119,7 @@ fn diagnose<'py>(py: Python<'py>, snapshot: Bound<'py, PyAny>, strategies: Optio
         item.set_item("queues", queue_list(py, &f.queues)?)?;
         item.set_item("clients", &f.clients)?;
         item.set_item("detail", &f.detail)?;
+        item.set_item("lag", f.lag)?;
         findings.append(item)?;
     }
     let queues = PyList::empty(py);
@@ -114,11 +129,15 @@ fn diagnose<'py>(py: Python<'py>, snapshot: Bound<'py, PyAny>, strategies: Optio
         item.set_item("holders", &r.holders)?;
         item.set_item("handing_off", &r.handing_off)?;
         item.set_item("expected", &r.expected)?;
+        item.set_item("if_agreed", &r.if_agreed)?;
+        item.set_item("lag", r.lag)?;
         queues.append(item)?;
     }
+    let strategies = pythonize::pythonize(py, &d.strategies).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let out = PyDict::new(py);
     out.set_item("findings", findings)?;
     out.set_item("queues", queues)?;
+    out.set_item("strategies", strategies)?;
     Ok(out)
 }
 

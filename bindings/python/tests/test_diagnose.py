@@ -54,8 +54,12 @@ def test_findings_name_their_queues_and_clients():
 
 def test_a_strategy_for_a_language_judges_clients_that_name_none():
     s = snapshot([0, 2], [1, 3], language="GO", properties={})
-    assert all(r.expected == [] for r in rr.diagnose(s).queues), "no strategy known: nothing expected"
+    # Nothing stated: a@1 holding 0 and 2 of 4 is AVG_BY_CIRCLE's deal, and only circle's.
+    found = rr.diagnose(s)
+    assert found.healthy, found.findings
+    assert [(c.strategy, c.source) for c in found.strategies] == [("circle", "fingerprint")] * 2
     d = rr.diagnose(s, {"GO": rr.AveragelyByCircle()})
+    assert [c.source for c in d.strategies] == ["stated", "stated"]
     assert d.healthy, d.findings
     d = rr.diagnose(s, {"GO": rr.Averagely()})
     assert [f.kind for f in d.findings] == ["unexpected_holder", "unexpected_holder"]
@@ -68,3 +72,18 @@ def test_bad_input_is_a_typed_error():
         rr.diagnose({"group": 3})
     with pytest.raises(TypeError, match="must be a Strategy"):
         rr.diagnose(snapshot([0, 1], [2, 3]), {"JAVA": "averagely"})
+    with pytest.raises(rr.InvalidParametersError, match="virtual_node_count"):
+        rr.diagnose(snapshot([0, 1], [2, 3]), {"JAVA": {"strategy": "go_consistent_hash"}})
+
+
+def test_a_go_ring_is_named_by_config_and_lag_is_carried():
+    s = snapshot([], [], language="GO", properties={})
+    ring = {"strategy": "go_consistent_hash", "params": {"virtual_node_count": 10}}
+    d = rr.diagnose(s, {"GO": ring})
+    assert [c.strategy for c in d.strategies] == ['go_consistent_hash{"virtual_node_count":10}'] * 2
+    # Every queue is someone's under Go's ring (derived: a ring of 2 ids covers every queue), and
+    # nobody holds any: all 4 orphaned, and their lag summed from the brokers' offsets.
+    assert all(len(r.expected) == 1 for r in d.queues)
+    s["offsets"] = [{"queue": ["T", "broker-a", i], "broker_offset": 10, "consumer_offset": i} for i in range(4)]
+    orphaned = rr.diagnose(s, {"GO": ring}).findings[0]
+    assert (orphaned.kind, orphaned.lag) == ("orphaned", 10 + 9 + 8 + 7)

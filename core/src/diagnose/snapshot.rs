@@ -24,6 +24,43 @@ pub struct Snapshot {
     pub connections: Vec<ClientConnection>,
     /// Each connected client's running info (what it holds), or why it is missing.
     pub clients: Vec<ClientState>,
+    /// The group's message model as the connection list gives it (`CLUSTERING`, `BROADCASTING`).
+    /// Absent from snapshots saved before it was read, as every field below.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_model: Option<String>,
+    /// Every queue's offsets as its broker answered `GET_CONSUME_STATS` (lag).
+    #[serde(default)]
+    pub offsets: Vec<QueueOffsets>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueOffsets {
+    pub queue: MessageQueue,
+    /// The queue's max offset on the broker.
+    pub broker_offset: i64,
+    /// The group's committed offset (negative: none committed yet).
+    pub consumer_offset: i64,
+}
+
+impl QueueOffsets {
+    /// Messages not yet consumed (all of them when nothing is committed).
+    pub fn lag(&self) -> i64 {
+        (self.broker_offset - self.consumer_offset.max(0)).max(0)
+    }
+}
+
+/// One subscription as a client's running info gives it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Subscription {
+    pub topic: String,
+    /// The filter: `*`, a tag list `a || b`, or a SQL92 expression.
+    pub expression: String,
+    /// `TAG` or `SQL92`.
+    pub expression_type: String,
+    /// When the client last changed it: milliseconds from Java, nanoseconds from Go.
+    pub sub_version: i64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -66,6 +103,13 @@ pub struct RunningState {
     pub properties: BTreeMap<String, String>,
     /// Every entry of its `mqTable`.
     pub held: Vec<HeldQueue>,
+    /// Its `subscriptionSet`: the topics it rebalances and their filters.
+    #[serde(default)]
+    pub subscriptions: Vec<Subscription>,
+    /// Queues it consumes by POP (`mqPopTable`): the broker assigns their messages, no lock or
+    /// allocation is involved.
+    #[serde(default)]
+    pub pop_queues: Vec<MessageQueue>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

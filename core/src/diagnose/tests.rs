@@ -15,7 +15,7 @@ fn held(ids: &[i32]) -> Vec<HeldQueue> {
 }
 
 fn client(id: &str, queues: Vec<HeldQueue>) -> ClientState {
-    ClientState { client_id: id.into(), running: Some(RunningState { properties: BTreeMap::new(), held: queues }), error: None }
+    ClientState { client_id: id.into(), running: Some(RunningState { held: queues, ..RunningState::default() }), error: None }
 }
 
 fn snapshot(clients: Vec<ClientState>) -> Snapshot {
@@ -31,11 +31,12 @@ fn snapshot(clients: Vec<ClientState>) -> Snapshot {
             .map(|(i, id)| ClientConnection { client_id: id.clone(), client_addr: format!("10.0.0.{i}:1"), language: "JAVA".into(), version: 479 })
             .collect(),
         clients,
+        ..Snapshot::default()
     }
 }
 
-fn avg(_: &str) -> Option<Arc<dyn Strategy>> {
-    Some(Arc::new(Averagely))
+fn avg(_: &str) -> Option<Named> {
+    Some(Named::from_strategy(Arc::new(Averagely)))
 }
 
 fn kinds(d: &Diagnosis) -> Vec<FindingKind> {
@@ -130,10 +131,5 @@ fn this_librarys_java_strategies_are_read_from_their_to_string() {
     let d = diagnose_with(&s, &BTreeMap::new());
     assert!(d.healthy(), "{:?}", d.findings);
     assert_eq!(d.queues[1].expected, ["b@1"]);
-    // Java's own consistent hash names no virtual node count: not judged without --strategy-of.
-    for c in &mut s.clients {
-        let props = &mut c.running.as_mut().unwrap().properties;
-        props.insert("allocateMessageQueueStrategy".into(), "org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueConsistentHash@5e9f23b4".into());
-    }
-    assert!(diagnose_with(&s, &BTreeMap::new()).queues.iter().all(|r| r.expected.is_empty()));
+    assert_eq!(d.strategies[0].source, StrategySource::Stated);
 }

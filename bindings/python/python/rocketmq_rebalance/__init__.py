@@ -129,6 +129,19 @@ class Finding:
     queues: List[MessageQueue]
     clients: List[str]
     detail: str
+    lag: Optional[int] = None
+    """Messages waiting on the finding's queues, where the brokers said."""
+
+
+@dataclass(frozen=True)
+class ClientStrategy:
+    """A member's strategy: ``source`` is ``"stated"`` (given or in its Java properties),
+    ``"fingerprint"`` (the known strategy that reproduces what it holds) or ``"unknown"``."""
+
+    client_id: str
+    strategy: Optional[str]
+    source: str
+    also_matches: List[str]
 
 
 @dataclass(frozen=True)
@@ -139,29 +152,36 @@ class QueueRow:
     """Clients giving the queue up (a handoff in progress), not holders."""
     expected: List[str]
     """The members whose own strategy gives them the queue (empty when none is known)."""
+    if_agreed: List[str]
+    """Its holder if every member ran the strategy most of them run."""
+    lag: Optional[int] = None
 
 
 @dataclass(frozen=True)
 class Diagnosis:
     findings: List[Finding]
     queues: List[QueueRow]
+    strategies: List[ClientStrategy]
 
     @property
     def healthy(self) -> bool:
         return not self.findings
 
 
-def diagnose(snapshot: Union[str, Mapping[str, Any]], strategies: Optional[Mapping[str, Strategy]] = None) -> Diagnosis:
+def diagnose(snapshot: Union[str, Mapping[str, Any]], strategies: Optional[Mapping[str, Union[Strategy, Mapping[str, Any]]]] = None) -> Diagnosis:
     """Judges a snapshot of a live consumer group, as ``rmq-rebalance inspect --save`` writes it (its
     JSON text, or the dict ``json.loads`` makes of it), without touching the cluster: queues nobody
     holds, queues held twice, holders their own strategy does not name, duplicate client ids,
     brokers that disagree on the members, clients that did not answer. ``strategies`` maps client
-    ids or languages (``"GO"``, ``"JAVA"``) to the strategy those clients run. A malformed snapshot
-    raises ``InvalidParametersError`` (a ``ValueError``)."""
+    ids or languages (``"GO"``, ``"JAVA"``) to the strategy those clients run: a ``Strategy``, or
+    ``{"strategy": NAME, "params": {...}}`` (Go's own ``go_consistent_hash`` and
+    ``go_by_machine_room`` too); the others are fingerprinted. A malformed snapshot raises
+    ``InvalidParametersError`` (a ``ValueError``)."""
     raw = _native.diagnose(snapshot if isinstance(snapshot, str) else dict(snapshot), None if strategies is None else dict(strategies))
     return Diagnosis(
-        [Finding(f["kind"], f["topic"], f["queues"], f["clients"], f["detail"]) for f in raw["findings"]],
-        [QueueRow(r["queue"], r["holders"], r["handing_off"], r["expected"]) for r in raw["queues"]],
+        [Finding(f["kind"], f["topic"], f["queues"], f["clients"], f["detail"], f["lag"]) for f in raw["findings"]],
+        [QueueRow(r["queue"], r["holders"], r["handing_off"], r["expected"], r["if_agreed"], r["lag"]) for r in raw["queues"]],
+        [ClientStrategy(c["client_id"], c["strategy"], c["source"], c.get("also_matches", [])) for c in raw["strategies"]],
     )
 
 
@@ -171,6 +191,7 @@ __all__ = [
     "Averagely",
     "BalancedSticky",
     "ByConfig",
+    "ClientStrategy",
     "ByMachineRoom",
     "CallbackError",
     "ConsistentHash",

@@ -7,10 +7,10 @@
 //! zero while building the ring: the client panics, and so this returns an error.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::{go_index, invalid};
-use crate::strategy::Allocation;
+use crate::strategy::{distinct_in_order, Allocation, GroupAllocation, MemberShare};
 use crate::{MessageQueue, Result, Strategy};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,8 +58,39 @@ impl Strategy for GoConsistentHash {
             return Err(invalid("go_consistent_hash", "virtual_node_count 0: the Go client panics building its ring (integer divide by zero)"));
         }
         let ring = self.ring(cid_all);
-        // Strictly greater, else the first point (for `u32::MAX` the range from 0 is that wrap).
-        let owner = |key: u32| ring.range(key.wrapping_add(1)..).next().or_else(|| ring.iter().next()).map(|(_, id)| *id);
-        Ok(Allocation::Positions((0..mq_all.len()).filter(|&i| owner(queue_key(&mq_all[i])) == Some(current_id)).collect()))
+        Ok(Allocation::Positions((0..mq_all.len()).filter(|&i| owner(&ring, queue_key(&mq_all[i])) == Some(current_id)).collect()))
     }
+
+    /// One ring and one hash per queue for every member (the default asks each member apart, which
+    /// rebuilds the ring and rehashes every queue each time).
+    fn allocate_group(&self, group: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<GroupAllocation> {
+        let members = distinct_in_order(cid_all);
+        let Some(first) = members.iter().find(|id| !id.is_empty()) else {
+            return Ok(GroupAllocation {
+                members: members.iter().map(|id| MemberShare { client_id: (*id).to_owned(), allocation: Allocation::Positions(Vec::new()) }).collect(),
+            });
+        };
+        // The checks are the same for every member but the empty id: ask one member for them.
+        self.allocate_positions(group, first, mq_all, cid_all)?;
+        let ring = self.ring(cid_all);
+        let mut shares: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, q) in mq_all.iter().enumerate() {
+            if let Some(id) = owner(&ring, queue_key(q)) {
+                shares.entry(id).or_default().push(i);
+            }
+        }
+        let members = members
+            .iter()
+            .map(|id| MemberShare {
+                client_id: (*id).to_owned(),
+                allocation: Allocation::Positions(if id.is_empty() { Vec::new() } else { shares.remove(id).unwrap_or_default() }),
+            })
+            .collect();
+        Ok(GroupAllocation { members })
+    }
+}
+
+/// The point strictly greater than `key`, else the first (for `u32::MAX` the range from 0 is that wrap).
+fn owner<'a>(ring: &BTreeMap<u32, &'a str>, key: u32) -> Option<&'a str> {
+    ring.range(key.wrapping_add(1)..).next().or_else(|| ring.iter().next()).map(|(_, id)| *id)
 }

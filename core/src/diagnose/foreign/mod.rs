@@ -50,7 +50,8 @@ pub fn diagnostic_strategy(name: &str, params: &Value) -> Result<Arc<dyn Strateg
 /// Go has no default for either parameter (`AllocateByConsistentHash(n)`, `AllocateByMachineRoom(idcs)`),
 /// so both are required.
 fn params_of<T: serde::de::DeserializeOwned>(name: &str, params: &Value) -> Result<T> {
-    serde_path_to_error::deserialize(params.clone()).map_err(|e| invalid(name, &format!("{}: {}", e.path(), e.inner())))
+    let params = if params.is_null() { Value::Object(Default::default()) } else { params.clone() };
+    serde_path_to_error::deserialize(params).map_err(|e| invalid(name, &format!("{}: {}", e.path(), e.inner())))
 }
 
 fn invalid(strategy: &str, reason: &str) -> Error {

@@ -1,0 +1,136 @@
+//! Who holds each queue of a topic, against whom each member's own strategy names and whom the
+//! strategy most members run would name: orphaned, double-held (classified), unexpected holders.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::strategies::Named;
+use super::{Diagnosis, Finding, FindingKind, QueueRow, Snapshot};
+use crate::MessageQueue;
+
+/// Every member's share of `mq_all` under `strategy` (nothing when it fails on this input).
+fn map_of(snapshot: &Snapshot, strategy: &Named, mq_all: &[MessageQueue], members: &[String]) -> BTreeMap<MessageQueue, Vec<String>> {
+    let mut out: BTreeMap<MessageQueue, Vec<String>> = BTreeMap::new();
+    if let Ok(group) = strategy.strategy.allocate_group(&snapshot.group, mq_all, members) {
+        for m in &group.members {
+            for q in m.allocation.to_queues(mq_all) {
+                out.entry(q).or_default().push(m.client_id.clone());
+            }
+        }
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn judge_topic(
+    snapshot: &Snapshot,
+    topic: &str,
+    mq_all: &[MessageQueue],
+    members: &[String],
+    known: &BTreeMap<String, Named>,
+    agreed: Option<&Named>,
+    lag: &BTreeMap<&MessageQueue, i64>,
+    out: &mut Diagnosis,
+) {
+    let mut holders: BTreeMap<&MessageQueue, (Vec<String>, Vec<String>)> = mq_all.iter().map(|q| (q, (Vec::new(), Vec::new()))).collect();
+    for c in &snapshot.clients {
+        for h in c.running.iter().flat_map(|r| &r.held).filter(|h| &*h.queue.topic == topic) {
+            if let Some((held, leaving)) = holders.get_mut(&h.queue) {
+                if h.dropped { leaving } else { held }.push(c.client_id.clone());
+            }
+        }
+    }
+    // Each member's own share, under its own strategy.
+    let mut expected: BTreeMap<&MessageQueue, Vec<String>> = BTreeMap::new();
+    let mut own: BTreeMap<&str, BTreeSet<MessageQueue>> = BTreeMap::new();
+    let position: HashMap<&MessageQueue, usize> = mq_all.iter().enumerate().map(|(i, q)| (q, i)).collect();
+    for id in members.iter().collect::<BTreeSet<_>>() {
+        let Some(strategy) = known.get(id.as_str()) else { continue };
+        let Ok(share) = strategy.strategy.allocate(&snapshot.group, id, mq_all, members) else { continue };
+        for q in &share {
+            if let Some(&i) = position.get(q) {
+                expected.entry(&mq_all[i]).or_default().push(id.clone());
+            }
+        }
+        own.insert(id, share.into_iter().collect());
+    }
+    let if_agreed = agreed.map(|s| map_of(snapshot, s, mq_all, members)).unwrap_or_default();
+    let silent = snapshot.clients.iter().filter(|c| c.running.is_none()).count();
+    let mut unanswered = if silent == 0 { String::new() } else { format!(" ({silent} clients did not say what they hold)") };
+    if orderly_beside_go(snapshot) {
+        // Java's orderly rebalance takes a queue only once its lock is granted, and Go never
+        // unlocks what it gives up: the queue waits, unheld, until the Go lock lapses (60 s).
+        unanswered += "; an orderly Java client does not take a queue whose lock a Go client it replaced still has (Go never unlocks: up to 60 s)";
+    }
+    let mut orphaned = Vec::new();
+    for (q, (held, leaving)) in &holders {
+        match held.len() {
+            0 => orphaned.push((*q).clone()),
+            1 => {}
+            _ => out.findings.push(Finding {
+                kind: FindingKind::DoubleHeld,
+                topic: Some(topic.to_owned()),
+                queues: vec![(*q).clone()],
+                clients: held.clone(),
+                detail: format!("{q} is held by {} clients at once: {}", held.len(), double_kind(snapshot, q, held)),
+                lag: None,
+            }),
+        }
+        for h in held {
+            if own.get(h.as_str()).is_some_and(|share| !share.contains(*q)) {
+                let why = match known.get(h.as_str()) {
+                    Some(s) if agreed.is_some_and(|a| a.label != s.label) => format!("its own strategy ({}) is not the one most members run", s.label),
+                    _ => format!("its own strategy over the broker's {} members does not give it (a stale view)", members.len()),
+                };
+                out.findings.push(Finding {
+                    kind: FindingKind::UnexpectedHolder,
+                    topic: Some(topic.to_owned()),
+                    queues: vec![(*q).clone()],
+                    clients: vec![h.clone()],
+                    detail: format!("{h} holds {q}: {why}"),
+                    lag: None,
+                });
+            }
+        }
+        out.queues.push(QueueRow {
+            queue: (*q).clone(),
+            holders: held.clone(),
+            handing_off: leaving.clone(),
+            expected: expected.get(q).cloned().unwrap_or_default(),
+            if_agreed: if_agreed.get(*q).cloned().unwrap_or_default(),
+            lag: lag.get(q).copied(),
+        });
+    }
+    if !orphaned.is_empty() {
+        out.findings.push(Finding {
+            kind: FindingKind::Orphaned,
+            topic: Some(topic.to_owned()),
+            detail: format!("{} of {} queues of {topic} are held by nobody: nobody consumes them{unanswered}", orphaned.len(), mq_all.len()),
+            queues: orphaned,
+            clients: Vec::new(),
+            lag: None,
+        });
+    }
+}
+
+/// An orderly group with a Go member.
+fn orderly_beside_go(snapshot: &Snapshot) -> bool {
+    let orderly = snapshot.clients.iter().any(|c| c.running.as_ref().is_some_and(|r| r.properties.get("PROP_CONSUMEORDERLY").is_some_and(|v| v == "true")));
+    orderly && snapshot.connections.iter().any(|c| c.language == "GO")
+}
+
+/// How bad two holders are: orderly queues both locked consume out of order; otherwise duplicates.
+fn double_kind(snapshot: &Snapshot, q: &MessageQueue, held: &[String]) -> &'static str {
+    let locked = held
+        .iter()
+        .filter(|id| {
+            snapshot.clients.iter().any(|c| c.client_id == **id && c.running.iter().flat_map(|r| &r.held).any(|h| &h.queue == q && h.locked && !h.dropped))
+        })
+        .count();
+    if locked == held.len() {
+        "all locked as orderly queues, each consuming it (critical: order is broken)"
+    } else if locked > 0 {
+        "one holds the orderly lock and the others wait for it (a handoff in progress: not consumed twice)"
+    } else {
+        "each consuming it (its messages are consumed twice)"
+    }
+}

@@ -1,0 +1,63 @@
+//! Held queues that are not being consumed: an orderly queue whose lock its holder cannot get (the
+//! broker keeps it for someone else), and a queue not pulled for longer than Java's idle limit.
+
+use std::collections::BTreeMap;
+
+use super::{Finding, FindingKind, Snapshot};
+use crate::MessageQueue;
+
+/// The broker drops an unrenewed orderly lock after 60 s (`rebalance.lockMaxLiveTime`): a holder
+/// whose last successful lock is older than that, and which is still refused, is refused because
+/// another client keeps renewing it. (Java stamps `lastLockTimestamp` on success only; Go stamps it
+/// on every attempt, so a Go holder's age says nothing and is not judged.)
+pub const LOCK_EXPIRY_MS: i64 = 60_000;
+/// Java's `ProcessQueue` calls a queue idle after 120 s without a pull (`PULL_MAX_IDLE_TIME`);
+/// a push consumer long-polls, so a live queue is pulled at least every 30 s even when empty.
+pub const PULL_IDLE_MS: i64 = 120_000;
+
+pub(super) fn judge(snapshot: &Snapshot, judged: &[&str], lag: &BTreeMap<&MessageQueue, i64>, findings: &mut Vec<Finding>) {
+    for c in &snapshot.clients {
+        let go = snapshot.connections.iter().any(|k| k.client_id == c.client_id && k.language == "GO");
+        let Some(running) = &c.running else { continue };
+        let orderly = running.properties.get("PROP_CONSUMEORDERLY").is_some_and(|v| v == "true");
+        // A lite pull consumer pulls when its application asks: its pull age says nothing.
+        let pushes = running.properties.get("PROP_CONSUME_TYPE").is_none_or(|t| t == "CONSUME_PASSIVELY");
+        for h in running.held.iter().filter(|h| !h.dropped && judged.contains(&&*h.queue.topic)) {
+            let on = |kind, clients, detail| Finding {
+                kind,
+                topic: Some(h.queue.topic.to_string()),
+                queues: vec![h.queue.clone()],
+                clients,
+                detail,
+                lag: lag.get(&h.queue).copied(),
+            };
+            let (lock_age, pull_age) = ((snapshot.taken_at_ms - h.last_lock_ms) / 1000, (snapshot.taken_at_ms - h.last_pull_ms) / 1000);
+            if orderly && !go && !h.locked && h.last_lock_ms > 0 && snapshot.taken_at_ms - h.last_lock_ms > LOCK_EXPIRY_MS {
+                let others = listing(snapshot, &c.client_id, &h.queue);
+                let probable = if others.is_empty() {
+                    "a client that lists it no more but still renews it: one outside this member list, or one sharing an id".to_owned()
+                } else {
+                    format!("probably {}, which still lists it", others.join(", "))
+                };
+                let detail = format!(
+                    "{} holds orderly {} without its lock for {lock_age} s, longer than the broker keeps an unrenewed lock: it is held by {probable}",
+                    c.client_id, h.queue
+                );
+                findings.push(on(FindingKind::OrderlyLockStuck, std::iter::once(c.client_id.clone()).chain(others).collect(), detail));
+            } else if pushes && h.last_pull_ms > 0 && snapshot.taken_at_ms - h.last_pull_ms > PULL_IDLE_MS {
+                let detail = format!("{} holds {} but has not pulled it for {pull_age} s (Java calls a queue idle after 120 s)", c.client_id, h.queue);
+                findings.push(on(FindingKind::NotPulled, vec![c.client_id.clone()], detail));
+            }
+        }
+    }
+}
+
+/// The other clients whose running info lists `queue`, held or being given up.
+fn listing(snapshot: &Snapshot, client: &str, queue: &MessageQueue) -> Vec<String> {
+    snapshot
+        .clients
+        .iter()
+        .filter(|o| o.client_id != client && o.running.iter().flat_map(|r| &r.held).any(|h| h.queue == *queue))
+        .map(|o| o.client_id.clone())
+        .collect()
+}

@@ -1,0 +1,186 @@
+//! Fingerprints, mixed strategies and subscriptions, stuck locks, idle pulls, what is not judged,
+//! and lag. Expected shares come from the strategies themselves, each checked against the real
+//! client that defines it (tests/vectors), so the answers here are the clients' own.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::*;
+
+fn q(id: i32) -> MessageQueue {
+    MessageQueue::new("T", "broker-a", id)
+}
+
+fn queues() -> Vec<MessageQueue> {
+    (0..8).map(q).collect()
+}
+
+const IDS: [&str; 3] = ["10.0.0.1@1", "10.0.0.2@1", "10.0.0.3@1"];
+
+/// What `id` gets from `strategy` over the 8 queues and the 3 ids.
+fn share(strategy: &Named, id: &str) -> Vec<MessageQueue> {
+    let ids: Vec<String> = IDS.iter().map(|s| (*s).to_owned()).collect();
+    strategy.strategy.allocate("G", id, &queues(), &ids).unwrap()
+}
+
+fn holding(queues: &[MessageQueue]) -> Vec<HeldQueue> {
+    queues.iter().map(|q| HeldQueue { queue: q.clone(), dropped: false, locked: false, last_lock_ms: 0, last_pull_ms: 0 }).collect()
+}
+
+/// A group of the 3 ids, each with its language and what it holds.
+fn group(members: &[(&str, &str, Vec<HeldQueue>)]) -> Snapshot {
+    Snapshot {
+        group: "G".into(),
+        taken_at_ms: 1_000_000,
+        topics: [("T".to_owned(), queues())].into(),
+        brokers: vec![BrokerMembers {
+            broker: "broker-a".into(),
+            addr: "a:1".into(),
+            consumer_ids: Some(members.iter().map(|m| m.0.to_owned()).collect()),
+            error: None,
+        }],
+        connections: members
+            .iter()
+            .map(|(id, lang, _)| ClientConnection { client_id: (*id).into(), client_addr: format!("{id}:1"), language: (*lang).into(), version: 1 })
+            .collect(),
+        clients: members
+            .iter()
+            .map(|(id, _, held)| ClientState {
+                client_id: (*id).into(),
+                running: Some(RunningState { held: held.clone(), ..RunningState::default() }),
+                error: None,
+            })
+            .collect(),
+        ..Snapshot::default()
+    }
+}
+
+fn kinds(d: &Diagnosis) -> Vec<FindingKind> {
+    d.findings.iter().map(|f| f.kind).collect()
+}
+
+fn go_ring() -> Named {
+    Named::from_config("go_consistent_hash", &json!({"virtual_node_count": 10})).unwrap()
+}
+
+#[test]
+fn a_go_client_on_its_own_ring_is_fingerprinted() {
+    let ring = go_ring();
+    let s = group(&IDS.map(|id| (id, "GO", holding(&share(&ring, id)))));
+    let d = diagnose_with(&s, &BTreeMap::new());
+    assert!(d.healthy(), "{:?}", d.findings);
+    for c in &d.strategies {
+        assert_eq!((c.source, c.strategy.as_deref()), (StrategySource::Fingerprint, Some(r#"go_consistent_hash{"virtual_node_count":10}"#)), "{c:?}");
+    }
+    assert!(d.queues.iter().all(|r| r.expected == r.holders && r.if_agreed == r.holders));
+}
+
+#[test]
+fn java_and_go_rings_side_by_side_are_mixed_strategies() {
+    let java = Named::from_config("consistent_hash", &json!({"virtual_node_count": 10})).unwrap();
+    let (go, j) = (go_ring(), java.clone());
+    let s = group(&[(IDS[0], "GO", holding(&share(&go, IDS[0]))), (IDS[1], "GO", holding(&share(&go, IDS[1]))), (IDS[2], "JAVA", holding(&share(&j, IDS[2])))]);
+    let given: BTreeMap<String, Named> = [("JAVA".to_owned(), java)].into();
+    let d = diagnose_with(&s, &given);
+    let mixed = d.findings.iter().find(|f| f.kind == FindingKind::MixedStrategies).expect("mixed strategies");
+    assert!(mixed.detail.contains("go_consistent_hash") && mixed.detail.contains(IDS[2]), "{}", mixed.detail);
+    // Most members run Go's ring: "if every client agreed" is Go's map.
+    for r in &d.queues {
+        let owner: Vec<String> = IDS.iter().filter(|id| share(&go, id).contains(&r.queue)).map(|s| (*s).to_owned()).collect();
+        assert_eq!(r.if_agreed, owner, "{}", r.queue);
+    }
+    // Whatever the two rings disagree on is orphaned or held twice, exactly as computed.
+    let held_by = |q: &MessageQueue| -> usize {
+        usize::from(share(&go, IDS[0]).contains(q)) + usize::from(share(&go, IDS[1]).contains(q)) + usize::from(share(&j, IDS[2]).contains(q))
+    };
+    let orphans: Vec<MessageQueue> = queues().into_iter().filter(|q| held_by(q) == 0).collect();
+    let doubles = queues().into_iter().filter(|q| held_by(q) > 1).count();
+    let found_orphans = d.findings.iter().find(|f| f.kind == FindingKind::Orphaned).map(|f| f.queues.clone()).unwrap_or_default();
+    assert_eq!(found_orphans, orphans);
+    assert_eq!(kinds(&d).iter().filter(|k| **k == FindingKind::DoubleHeld).count(), doubles);
+    assert!(!orphans.is_empty() || doubles > 0, "the two rings agree on this input: pick another");
+}
+
+#[test]
+fn a_client_nobody_can_reproduce_is_unknown() {
+    // 10.0.0.1 holds the odd queues, 10.0.0.2 the even ones, 10.0.0.3 nothing: no strategy here
+    // gives a member of three exactly half of eight queues while another gets none.
+    let odd: Vec<MessageQueue> = (0..8).filter(|i| i % 2 == 1).map(q).collect();
+    let even: Vec<MessageQueue> = (0..8).filter(|i| i % 2 == 0).map(q).collect();
+    let s = group(&[(IDS[0], "GO", holding(&odd)), (IDS[1], "GO", holding(&even)), (IDS[2], "GO", Vec::new())]);
+    let d = diagnose_with(&s, &BTreeMap::new());
+    assert!(d.strategies.iter().all(|c| c.source == StrategySource::Unknown && c.strategy.is_none()), "{:?}", d.strategies);
+    assert!(d.queues.iter().all(|r| r.expected.is_empty()));
+}
+
+fn subscribe(s: &mut Snapshot, client: usize, subs: &[(&str, &str)]) {
+    let running = s.clients[client].running.as_mut().unwrap();
+    running.subscriptions =
+        subs.iter().map(|(t, e)| Subscription { topic: (*t).into(), expression: (*e).into(), expression_type: "TAG".into(), sub_version: 1 }).collect();
+}
+
+#[test]
+fn members_subscribing_differently_are_named() {
+    let avg = Named::from_config("averagely", &serde_json::Value::Null).unwrap();
+    let mut s = group(&IDS.map(|id| (id, "JAVA", holding(&share(&avg, id)))));
+    subscribe(&mut s, 0, &[("T", "*"), ("%RETRY%G", "*"), ("U", "*")]);
+    subscribe(&mut s, 1, &[("T", "*"), ("U", "a || b")]);
+    subscribe(&mut s, 2, &[("T", "*")]);
+    let d = diagnose(&s, &|_| Some(avg.clone()));
+    let mixed: Vec<&Finding> = d.findings.iter().filter(|f| f.kind == FindingKind::MixedSubscriptions).collect();
+    assert_eq!(mixed.len(), 1, "only U differs (T alike, the retry topic ignored): {mixed:?}");
+    assert_eq!(mixed[0].topic.as_deref(), Some("U"));
+    assert!(mixed[0].detail.contains("not subscribed (10.0.0.3@1)") && mixed[0].detail.contains("consumed by nobody"), "{}", mixed[0].detail);
+}
+
+fn orderly(s: &mut Snapshot, client: usize) {
+    s.clients[client].running.as_mut().unwrap().properties.insert("PROP_CONSUMEORDERLY".into(), "true".into());
+}
+
+#[test]
+fn an_orderly_queue_refused_past_the_lock_expiry_is_stuck_and_an_idle_one_not_pulled() {
+    let avg = Named::from_config("averagely", &serde_json::Value::Null).unwrap();
+    let mut s = group(&IDS.map(|id| (id, "JAVA", holding(&share(&avg, id)))));
+    let now = s.taken_at_ms;
+    for c in &mut s.clients {
+        for h in &mut c.running.as_mut().unwrap().held {
+            (h.locked, h.last_lock_ms, h.last_pull_ms) = (true, now - 1_000, now - 1_000);
+        }
+    }
+    orderly(&mut s, 0);
+    // Client 0's first queue: refused for 61 s. Client 1's (not orderly) first: unpulled for 121 s.
+    // Client 0's second: refused for 59 s, within the expiry: nothing yet.
+    let a = &mut s.clients[0].running.as_mut().unwrap().held;
+    (a[0].locked, a[0].last_lock_ms) = (false, now - 61_000);
+    (a[1].locked, a[1].last_lock_ms) = (false, now - 59_000);
+    s.clients[1].running.as_mut().unwrap().held[0].last_pull_ms = now - 121_000;
+    s.offsets = vec![QueueOffsets { queue: share(&avg, IDS[0])[0].clone(), broker_offset: 50, consumer_offset: 8 }];
+    let d = diagnose(&s, &|_| Some(avg.clone()));
+    assert_eq!(kinds(&d), [FindingKind::OrderlyLockStuck, FindingKind::NotPulled], "{:?}", d.findings);
+    assert_eq!((d.findings[0].queues.clone(), d.findings[0].lag), (vec![share(&avg, IDS[0])[0].clone()], Some(42)));
+    assert_eq!(d.findings[1].queues, [share(&avg, IDS[1])[0].clone()]);
+    assert_eq!(d.queues.iter().find(|r| r.queue == share(&avg, IDS[0])[0]).unwrap().lag, Some(42));
+}
+
+#[test]
+fn broadcasting_and_pop_are_said_not_judged() {
+    let avg = Named::from_config("averagely", &serde_json::Value::Null).unwrap();
+    let mut s = group(&IDS.map(|id| (id, "JAVA", holding(&queues()))));
+    s.message_model = Some("BROADCASTING".into());
+    let d = diagnose(&s, &|_| Some(avg.clone()));
+    assert_eq!(kinds(&d), [FindingKind::NotJudged], "every client holds every queue: not double-held");
+    let mut s = group(&IDS.map(|id| (id, "JAVA", Vec::new())));
+    s.clients[0].running.as_mut().unwrap().pop_queues = vec![q(0)];
+    let d = diagnose(&s, &|_| Some(avg.clone()));
+    assert_eq!(kinds(&d), [FindingKind::NotJudged], "POP: nothing held is not orphaned");
+    assert_eq!(d.findings[0].topic.as_deref(), Some("T"));
+}
+
+#[test]
+fn snapshots_saved_before_the_new_fields_still_load() {
+    let old = r#"{"group":"G","taken_at_ms":1,"topics":{},"brokers":[],"connections":[],
+        "clients":[{"client_id":"a","running":{"properties":{},"held":[]}}]}"#;
+    let s = parse_snapshot(old).unwrap();
+    assert!(s.offsets.is_empty() && s.message_model.is_none());
+}
