@@ -46,17 +46,28 @@ class Group:
         self.procs = Processes(self.dir)
         self.sent = 0
 
-    def start_java(self, name, strategy):
-        self._spawn(
-            name, java(self.args.java_cp, "JavaConsumerMain", self.args.namesrv, self.group, self.topic, strategy, name, self.dir, log_root=self.dir / "logs")
+    def start_java(self, name, strategy, instance="-", extra_topic="-"):
+        cmd = java(
+            self.args.java_cp,
+            "JavaConsumerMain",
+            self.args.namesrv,
+            self.group,
+            self.topic,
+            strategy,
+            name,
+            self.dir,
+            instance,
+            extra_topic,
+            log_root=self.dir / "logs",
         )
+        self._spawn(name, cmd, f"java {strategy}")
 
     def start_go(self, name, strategy):
-        self._spawn(name, [self.args.go_consumer, self.args.namesrv, self.group, self.topic, strategy, name, str(self.dir)])
+        self._spawn(name, [self.args.go_consumer, self.args.namesrv, self.group, self.topic, strategy, name, str(self.dir)], f"go {strategy}")
 
-    def _spawn(self, name, cmd):
+    def _spawn(self, name, cmd, label):
         self.procs.spawn(name, cmd)
-        print(f"  {name} started ({' '.join(cmd[:1] + cmd[-3:-2])})", flush=True)
+        print(f"  {name} started ({label})", flush=True)
 
     def stop(self, name):
         code = self.procs.terminate(name, 60)
@@ -115,10 +126,12 @@ class Group:
             time.sleep(0.5)
         raise SystemExit(f"the group did not settle ({phase}) within {SETTLE_TIMEOUT:.0f} s: {why}")
 
-    def inspect(self, *strategies):
-        """Runs `rmq-rebalance inspect` on this group's topic: (exit status, its JSON, the snapshot it saved)."""
+    def inspect(self, *strategies, topics=()):
+        """Runs `rmq-rebalance inspect` on this group's topic (and `topics`): (exit status, its JSON, the snapshot it saved)."""
         saved = self.dir / "inspect-snapshot.json"
         cmd = [self.args.rmq_rebalance, "inspect", "--namesrv", self.args.namesrv, "--group", self.group, "--topic", self.topic, "--json", "--save", str(saved)]
+        for t in topics:
+            cmd += ["--topic", t]
         for s in strategies:
             cmd += ["--strategy-of", s]
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
@@ -296,6 +309,40 @@ def run_control(args):
         g.stop_all()
 
 
+def run_wrong(args):
+    """Two groups built to be wrong in known ways, each of which inspect must name exactly: two
+    processes given one client id (one instance name), and a member subscribing to a topic the
+    others do not. Ground truth: the ids each consumer prints into its held file."""
+    print("-- wrong: java1 and java2 share one instance name (one client id); java4 also subscribes to MIXED_EXTRA", flush=True)
+    g = Group(args, "wrong", "GID_MIXED_WRONG", "MIXED_WRONG")
+    try:
+        g.start_java("java1", "native", instance="shared")
+        g.start_java("java2", "native", instance="shared")
+        g.start_java("java3", "native")
+        g.start_java("java4", "native", extra_topic="MIXED_EXTRA")
+        wait_for("all four wrong-group consumers to write their holdings", lambda: len(g.view()[2]) == 4, SETTLE_TIMEOUT, g.procs)
+        start, why = time.monotonic(), "not run yet"
+        while time.monotonic() - start < 60:
+            recs = g.view()[2]
+            ids = {n: r["client_id"] for n, r in recs.items()}
+            code, out, _ = g.inspect(topics=("MIXED_EXTRA",))
+            if code == 2:
+                why = f"inspect could not inspect: {out}"
+            else:
+                found = {(f["kind"], f["topic"], tuple(f["clients"])) for f in out["findings"] if f["kind"] in ("duplicate_client_id", "mixed_subscriptions")}
+                want = {("duplicate_client_id", None, (ids["java1"],)), ("mixed_subscriptions", "MIXED_EXTRA", (ids["java4"],))}
+                if ids["java1"] != ids["java2"]:
+                    raise SystemExit(f"the shared instance name gave two ids: {ids}")
+                if found == want and code == 1:
+                    print(f"  inspect names both: duplicate_client_id {ids['java1']}, mixed_subscriptions MIXED_EXTRA by {ids['java4']}", flush=True)
+                    return
+                why = f"inspect found {sorted(found, key=str)}, exit {code}; expected {sorted(want, key=str)}"
+            time.sleep(3)
+        raise SystemExit(f"rmq-rebalance inspect misjudged the wrong group: {why}")
+    finally:
+        g.stop_all()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--java-cp", required=True)
@@ -303,12 +350,13 @@ def main():
     p.add_argument("--rmq-rebalance", required=True, help="the CLI, built")
     p.add_argument("--state", required=True)
     args = p.parse_args()
-    cluster = Cluster(args.java_cp, args.state, [("MIXED_OURS", QUEUES), ("MIXED_CONTROL", QUEUES)])
+    cluster = Cluster(args.java_cp, args.state, [("MIXED_OURS", QUEUES), ("MIXED_CONTROL", QUEUES), ("MIXED_WRONG", QUEUES), ("MIXED_EXTRA", 4)])
     try:
         args.namesrv = cluster.namesrv
         print(f"NameServer + Broker 5.3.3 (own process) at {args.namesrv}", flush=True)
         total, ours_unowned_s, ours_double_s = run_ours(args)
         unowned, double, unconsumed, sent, unowned_s, double_s = run_control(args)
+        run_wrong(args)
     finally:
         cluster.stop()
     print()

@@ -39,10 +39,14 @@ public final class JavaConsumerMain {
     // The client id is read through the client's deprecated internals: no public API gives it.
     @SuppressWarnings("deprecation")
     public static void main(String[] args) throws Exception {
-        if (args.length != 6) {
-            System.err.println("usage: JavaConsumerMain <namesrv> <group> <topic> native|original <name> <state-dir>");
+        if (args.length != 6 && args.length != 8) {
+            System.err.println("usage: JavaConsumerMain <namesrv> <group> <topic> native|original <name> <state-dir> [<instance-name>|- <extra-topic>|-]");
             System.exit(2);
         }
+        // The wrong-group setups of the inspect test: an instance name shared by two processes
+        // (one client id), and a topic only this member subscribes to.
+        String instanceName = args.length == 8 && !args[6].equals("-") ? args[6] : null;
+        String extraTopic = args.length == 8 && !args[7].equals("-") ? args[7] : null;
         String topic = args[2];
         String kind = args[3];
         String name = args[4];
@@ -65,6 +69,12 @@ public final class JavaConsumerMain {
             made.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
             made.setAllocateMessageQueueStrategy(new Recording(inner, topic, holdings));
             made.subscribe(topic, "*");
+            if (instanceName != null) {
+                made.setInstanceName(instanceName);
+            }
+            if (extraTopic != null) {
+                made.subscribe(extraTopic, "*");
+            }
             made.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
                 synchronized (consumed) {
                     try {
