@@ -43,6 +43,16 @@ pub struct Args {
     /// rebalance round runs every 20 s: 25 lets one pass). --save keeps the second snapshot.
     #[arg(long, value_name = "SECONDS", conflicts_with = "load")]
     settle: Option<u64>,
+    /// Inspect again every SECONDS: each round one JSON line on stdout, the latest served as
+    /// Prometheus gauges on --metrics-addr. With --load the file is read again each round.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "json")]
+    watch: Option<u64>,
+    /// Where --watch serves GET /metrics (port 0: any free port, printed on stderr).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9464", requires = "watch")]
+    metrics_addr: String,
+    /// Stop --watch after N rounds (default: run until killed).
+    #[arg(long, value_name = "N", requires = "watch")]
+    watch_rounds: Option<u64>,
 }
 
 fn read(args: &Args) -> Result<Snapshot, String> {
@@ -57,6 +67,24 @@ fn identity(f: &Finding) -> (FindingKind, Option<String>, Vec<MessageQueue>, Vec
 
 pub fn run(args: Args) -> Result<ExitCode, String> {
     let overrides = parse_overrides(&args.strategy_of)?;
+    if let Some(seconds) = args.watch {
+        let group = args.group.clone().unwrap_or_default();
+        let mut round = || diagnosis(&args, &overrides).map(|(s, d)| (s.group, d));
+        crate::watch::watch(&group, &args.metrics_addr, Duration::from_secs(seconds), args.watch_rounds, &mut round)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (snapshot, d) = diagnosis(&args, &overrides)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&to_json(&snapshot, &d)).map_err(|e| e.to_string())?);
+    } else {
+        print_table(&snapshot, &d);
+    }
+    Ok(if d.healthy() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// One inspection as the options ask: loaded or read (twice with --settle), saved, judged, and
+/// cut to the --topic list.
+fn diagnosis(args: &Args, overrides: &BTreeMap<String, Named>) -> Result<(Snapshot, Diagnosis), String> {
     let mut first = None;
     let snapshot = match &args.load {
         Some(file) => {
@@ -65,17 +93,17 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         }
         None => {
             if let Some(seconds) = args.settle {
-                first = Some(diagnose_with(&read(&args)?, &overrides));
+                first = Some(diagnose_with(&read(args)?, overrides));
                 std::thread::sleep(Duration::from_secs(seconds));
             }
-            read(&args)?
+            read(args)?
         }
     };
     if let Some(file) = &args.save {
         let text = serde_json::to_string_pretty(&snapshot).map_err(|e| e.to_string())?;
         std::fs::write(file, text + "\n").map_err(|e| format!("--save {file}: {e}"))?;
     }
-    let mut d = diagnose_with(&snapshot, &overrides);
+    let mut d = diagnose_with(&snapshot, overrides);
     if let Some(first) = first {
         let before: BTreeSet<_> = first.findings.iter().map(identity).collect();
         d.findings.retain(|f| before.contains(&identity(f)));
@@ -84,12 +112,7 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
         d.findings.retain(|f| f.topic.as_ref().is_none_or(|t| args.topic.contains(t)));
         d.queues.retain(|r| args.topic.iter().any(|t| **t == *r.queue.topic));
     }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&to_json(&snapshot, &d)).map_err(|e| e.to_string())?);
-    } else {
-        print_table(&snapshot, &d);
-    }
-    Ok(if d.healthy() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok((snapshot, d))
 }
 
 fn parse_overrides(specs: &[String]) -> Result<BTreeMap<String, Named>, String> {
@@ -108,7 +131,7 @@ fn queues(q: &[MessageQueue]) -> String {
     queue_spec::format(&q.iter().collect::<Vec<_>>())
 }
 
-fn finding_json(f: &Finding) -> Value {
+pub(crate) fn finding_json(f: &Finding) -> Value {
     json!({"kind": f.kind, "topic": f.topic, "queues": q_strings(&f.queues), "clients": f.clients, "detail": f.detail, "lag": f.lag})
 }
 

@@ -7,6 +7,7 @@ mod progress;
 mod queue_spec;
 mod sim_table;
 mod simulate;
+mod watch;
 
 use std::process::ExitCode;
 

@@ -58,6 +58,40 @@ pub enum FindingKind {
     NotPulled,
 }
 
+impl FindingKind {
+    /// Every kind, in the order findings are sorted.
+    pub const ALL: [FindingKind; 11] = [
+        FindingKind::Orphaned,
+        FindingKind::DoubleHeld,
+        FindingKind::UnexpectedHolder,
+        FindingKind::MixedStrategies,
+        FindingKind::DuplicateClientId,
+        FindingKind::MembershipDisagreement,
+        FindingKind::MixedSubscriptions,
+        FindingKind::OrderlyLockStuck,
+        FindingKind::RunningInfoUnavailable,
+        FindingKind::NotJudged,
+        FindingKind::NotPulled,
+    ];
+
+    /// The snake_case name the JSON uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingKind::Orphaned => "orphaned",
+            FindingKind::DoubleHeld => "double_held",
+            FindingKind::UnexpectedHolder => "unexpected_holder",
+            FindingKind::MixedStrategies => "mixed_strategies",
+            FindingKind::DuplicateClientId => "duplicate_client_id",
+            FindingKind::MembershipDisagreement => "membership_disagreement",
+            FindingKind::MixedSubscriptions => "mixed_subscriptions",
+            FindingKind::OrderlyLockStuck => "orderly_lock_stuck",
+            FindingKind::RunningInfoUnavailable => "running_info_unavailable",
+            FindingKind::NotJudged => "not_judged",
+            FindingKind::NotPulled => "not_pulled",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     pub kind: FindingKind,

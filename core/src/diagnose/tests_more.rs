@@ -184,3 +184,15 @@ fn snapshots_saved_before_the_new_fields_still_load() {
     let s = parse_snapshot(old).unwrap();
     assert!(s.offsets.is_empty() && s.message_model.is_none());
 }
+
+/// `name()` is the JSON's spelling, and `ALL` lists every kind once, sorted as findings are.
+#[test]
+fn every_kind_is_listed_and_named_as_the_json_names_it() {
+    for k in FindingKind::ALL {
+        assert_eq!(serde_json::to_value(k).unwrap(), k.name());
+    }
+    let mut sorted = FindingKind::ALL.to_vec();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted, FindingKind::ALL);
+}
