@@ -165,16 +165,30 @@ fn print_table(s: &Snapshot, d: &Diagnosis) {
         let also = if c.also_matches.is_empty() { String::new() } else { format!(" (also matches {})", c.also_matches.join(", ")) };
         println!("  {}: {} [{how}]{also}", c.client_id, c.strategy.as_deref().unwrap_or("?"));
     }
-    println!("{:width$}  {:40}  {:40}  lag", "queue", "held by", "expected");
+    // "?": no member's strategy is known; "none": the known strategies give the queue to nobody.
+    let any_known = d.strategies.iter().any(|c| c.strategy.is_some());
+    let mixed = d.findings.iter().any(|f| f.kind == FindingKind::MixedStrategies);
+    let names = |ids: &[String]| {
+        if !ids.is_empty() {
+            ids.join(", ")
+        } else if any_known {
+            "none".to_owned()
+        } else {
+            "?".to_owned()
+        }
+    };
+    let agreed_head = if mixed { format!("{:40}  ", "if every member agreed") } else { String::new() };
+    println!("{:width$}  {:40}  {:40}  {agreed_head}lag", "queue", "held by", "expected by own strategy");
     for r in &d.queues {
         let mut held = r.holders.join(", ");
         if !r.handing_off.is_empty() {
             held += &format!(" (giving up: {})", r.handing_off.join(", "));
         }
         let held = if held.is_empty() { "-".to_owned() } else { held };
-        let expected = if r.expected.is_empty() { "?".to_owned() } else { r.expected.join(", ") };
+        let expected = names(&r.expected);
+        let agreed = if mixed { format!("{:40}  ", names(&r.if_agreed)) } else { String::new() };
         let lag = r.lag.map_or("-".to_owned(), |l| l.to_string());
-        println!("{:width$}  {held:40}  {expected:40}  {lag}", q_strings(std::slice::from_ref(&r.queue))[0]);
+        println!("{:width$}  {held:40}  {expected:40}  {agreed}{lag}", q_strings(std::slice::from_ref(&r.queue))[0]);
     }
     if d.findings.is_empty() {
         println!("healthy: every queue held once, by the member its strategy names");

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::strategies::Named;
-use super::{Diagnosis, Finding, FindingKind, QueueRow, Snapshot};
+use super::{short, Diagnosis, Finding, FindingKind, QueueRow, Snapshot};
 use crate::MessageQueue;
 
 /// Every member's share of `mq_all` under `strategy` (nothing when it fails on this input).
@@ -64,14 +64,17 @@ pub(super) fn judge_topic(
     let mut orphaned = Vec::new();
     for (q, (held, leaving)) in &holders {
         match held.len() {
-            0 => orphaned.push((*q).clone()),
+            // A queue whose holder is finishing its last call before giving it up is a handoff in
+            // progress, not one nobody consumes: the row shows it as "giving up".
+            0 if leaving.is_empty() => orphaned.push((*q).clone()),
+            0 => {}
             1 => {}
             _ => out.findings.push(Finding {
                 kind: FindingKind::DoubleHeld,
                 topic: Some(topic.to_owned()),
                 queues: vec![(*q).clone()],
                 clients: held.clone(),
-                detail: format!("{q} is held by {} clients at once: {}", held.len(), double_kind(snapshot, q, held)),
+                detail: format!("{} is held by {} clients at once: {}", short(q), held.len(), double_kind(snapshot, q, held)),
                 lag: None,
             }),
         }
@@ -86,7 +89,7 @@ pub(super) fn judge_topic(
                     topic: Some(topic.to_owned()),
                     queues: vec![(*q).clone()],
                     clients: vec![h.clone()],
-                    detail: format!("{h} holds {q}: {why}"),
+                    detail: format!("{h} holds {}: {why}", short(q)),
                     lag: None,
                 });
             }
@@ -114,16 +117,20 @@ pub(super) fn judge_topic(
 
 /// An orderly group with a Go member.
 fn orderly_beside_go(snapshot: &Snapshot) -> bool {
-    let orderly = snapshot.clients.iter().any(|c| c.running.as_ref().is_some_and(|r| r.properties.get("PROP_CONSUMEORDERLY").is_some_and(|v| v == "true")));
+    let orderly = snapshot.clients.iter().any(|c| c.running.as_ref().is_some_and(super::is_orderly));
     orderly && snapshot.connections.iter().any(|c| c.language == "GO")
 }
 
 /// How bad two holders are: orderly queues both locked consume out of order; otherwise duplicates.
+/// A lock counts only for an orderly client: a concurrent one takes no lock, and a Go client
+/// reports `locked` for its concurrent queues too.
 fn double_kind(snapshot: &Snapshot, q: &MessageQueue, held: &[String]) -> &'static str {
     let locked = held
         .iter()
         .filter(|id| {
-            snapshot.clients.iter().any(|c| c.client_id == **id && c.running.iter().flat_map(|r| &r.held).any(|h| &h.queue == q && h.locked && !h.dropped))
+            snapshot.clients.iter().any(|c| {
+                c.client_id == **id && c.running.iter().any(|r| super::is_orderly(r) && r.held.iter().any(|h| &h.queue == q && h.locked && !h.dropped))
+            })
         })
         .count();
     if locked == held.len() {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Finding, FindingKind, Snapshot};
+use super::{short, Finding, FindingKind, Snapshot};
 use crate::MessageQueue;
 
 /// The broker drops an unrenewed orderly lock after 60 s (`rebalance.lockMaxLiveTime`): a holder
@@ -19,7 +19,7 @@ pub(super) fn judge(snapshot: &Snapshot, judged: &[&str], lag: &BTreeMap<&Messag
     for c in &snapshot.clients {
         let go = snapshot.connections.iter().any(|k| k.client_id == c.client_id && k.language == "GO");
         let Some(running) = &c.running else { continue };
-        let orderly = running.properties.get("PROP_CONSUMEORDERLY").is_some_and(|v| v == "true");
+        let orderly = super::is_orderly(running);
         // A lite pull consumer pulls when its application asks: its pull age says nothing.
         let pushes = running.properties.get("PROP_CONSUME_TYPE").is_none_or(|t| t == "CONSUME_PASSIVELY");
         for h in running.held.iter().filter(|h| !h.dropped && judged.contains(&&*h.queue.topic)) {
@@ -41,11 +41,12 @@ pub(super) fn judge(snapshot: &Snapshot, judged: &[&str], lag: &BTreeMap<&Messag
                 };
                 let detail = format!(
                     "{} holds orderly {} without its lock for {lock_age} s, longer than the broker keeps an unrenewed lock: it is held by {probable}",
-                    c.client_id, h.queue
+                    c.client_id,
+                    short(&h.queue)
                 );
                 findings.push(on(FindingKind::OrderlyLockStuck, std::iter::once(c.client_id.clone()).chain(others).collect(), detail));
             } else if pushes && h.last_pull_ms > 0 && snapshot.taken_at_ms - h.last_pull_ms > PULL_IDLE_MS {
-                let detail = format!("{} holds {} but has not pulled it for {pull_age} s (Java calls a queue idle after 120 s)", c.client_id, h.queue);
+                let detail = format!("{} holds {} but has not pulled it for {pull_age} s (Java calls a queue idle after 120 s)", c.client_id, short(&h.queue));
                 findings.push(on(FindingKind::NotPulled, vec![c.client_id.clone()], detail));
             }
         }

@@ -139,6 +139,16 @@ impl Diagnosis {
 /// The strategy a client states (from the caller or its properties), when it states one.
 pub type StrategyOf<'a> = &'a dyn Fn(&str) -> Option<Named>;
 
+/// A queue as `allocate` and the findings' `queues` write it: `Topic@broker:id`.
+pub fn short(q: &MessageQueue) -> String {
+    format!("{}@{}:{}", q.topic, q.broker_name, q.queue_id)
+}
+
+/// An orderly consumer, as its running info says (`PROP_CONSUMEORDERLY`, Java's and Go's name).
+fn is_orderly(running: &RunningState) -> bool {
+    running.properties.get("PROP_CONSUMEORDERLY").is_some_and(|v| v == "true")
+}
+
 /// Reads a snapshot from its JSON (the form `inspect --save` writes).
 pub fn parse_snapshot(json: &str) -> crate::Result<Snapshot> {
     serde_json::from_str(json).map_err(|e| crate::Error::InvalidSnapshot(e.to_string()))

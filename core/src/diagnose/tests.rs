@@ -75,14 +75,29 @@ fn a_queue_being_handed_off_is_not_held_twice() {
 }
 
 #[test]
-fn two_locked_orderly_holders_are_critical() {
+fn a_queue_given_up_before_its_new_holder_takes_it_is_not_orphaned() {
+    // a@1 is finishing its last call on queue 2 (dropped, kept); b@1 waits for the lock.
+    let mut a = held(&[0, 1, 2]);
+    a[2].dropped = true;
+    let d = diagnose(&snapshot(vec![client("a@1", a), client("b@1", held(&[3]))]), &avg);
+    assert!(d.healthy(), "{:?}", d.findings);
+    assert_eq!((d.queues[2].holders.len(), d.queues[2].handing_off.clone()), (0, vec!["a@1".to_owned()]));
+}
+
+#[test]
+fn two_locked_orderly_holders_are_critical_and_locks_of_concurrent_ones_count_for_nothing() {
     let mut a = held(&[0, 1, 2]);
     let mut b = held(&[2, 3]);
     a[2].locked = true;
     b[0].locked = true;
-    let d = diagnose(&snapshot(vec![client("a@1", a), client("b@1", b)]), &avg);
-    let double = d.findings.iter().find(|f| f.kind == FindingKind::DoubleHeld).expect("queue 2 held twice");
-    assert!(double.detail.contains("critical"), "{}", double.detail);
+    let mut s = snapshot(vec![client("a@1", a), client("b@1", b)]);
+    // Concurrent clients (a Go client reports `locked` for those too): duplicates, not a lock clash.
+    let double = |s: &Snapshot| diagnose(s, &avg).findings.into_iter().find(|f| f.kind == FindingKind::DoubleHeld).expect("queue 2 held twice");
+    assert!(double(&s).detail.contains("consumed twice"), "{}", double(&s).detail);
+    for c in &mut s.clients {
+        c.running.as_mut().unwrap().properties.insert("PROP_CONSUMEORDERLY".into(), "true".into());
+    }
+    assert!(double(&s).detail.contains("critical"), "{}", double(&s).detail);
 }
 
 #[test]
