@@ -13,4 +13,5 @@ cd "$root"
 # shellcheck source=scripts/lib/e2e-common.sh
 source scripts/lib/e2e-common.sh
 
-run_java_driver "orderly e2e" rmq-orderly tests/e2e/orderly.py
+cargo build --locked -q -p rocketmq-rebalance-cli
+run_java_driver "orderly e2e" rmq-orderly tests/e2e/orderly.py --rmq-rebalance target/debug/rmq-rebalance

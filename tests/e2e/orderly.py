@@ -33,6 +33,8 @@ regressions must be 0 (the exit status says so).
 """
 
 import argparse
+import json
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -46,6 +48,13 @@ RATE = 40  # messages per second
 SLOW_JOIN_MS = 70_000  # Java force-unlocks 20-40 s after the drop (its next round past 20 s from the last renewal)
 SLOW_KILL_MS = 30_000
 SETTLE_TIMEOUT = 240
+
+
+def instance(client_id):
+    """The instance name in a Java client id, `ip@instance[@unit]` (SafeOrderlyConsumer's lite-pull
+    client adds a unit, `@STREAM`)."""
+    parts = client_id.split("@")
+    return parts[1] if len(parts) > 1 else client_id
 
 
 class Run:
@@ -104,6 +113,8 @@ class Run:
         begun = self.slow("c2", 4, SLOW_JOIN_MS)
         self.start_consumer("c4")
         self.log(f"c2 is in a {SLOW_JOIN_MS // 1000} s call on queue 4; c4 joined")
+        if self.kind == "safe" and self.args.rmq_rebalance:
+            self.log(self.inspect_mid_handoff())
         returned = lambda: any(int(line.split()[4]) <= begun <= int(line.split()[5]) for line in self.ended_calls("c2", 4))  # noqa: E731
         wait_for("c2's slow call to return", returned, SLOW_JOIN_MS / 1000 + 60, self.procs)
         self.log("c2's slow call returned")
@@ -120,6 +131,29 @@ class Run:
         self.log(f"producer stopped after {len(sent)} messages; settling")
         took = wait_for("every message to be consumed", lambda: sent <= self.consumed(), SETTLE_TIMEOUT, self.procs)
         self.log(f"everything consumed {took:.0f} s later")
+
+    def inspect_mid_handoff(self, timeout=50.0):
+        """While c2's slow call runs, `inspect` must show queue 4 given up by c2 and held by nobody
+        else (the engine keeps c3 off it until the call returns): a handoff in progress, never
+        double-held and never orphaned. Read until c4's join has reached every member (c3 names
+        the queue as its own) or the window closes; any read that says otherwise fails."""
+        queue = f"{self.topic}@broker-a:4"
+        start, last = time.monotonic(), "no read yet"
+        while time.monotonic() - start < timeout:
+            cmd = [self.args.rmq_rebalance, "inspect", "--namesrv", self.args.namesrv, "--group", self.group, "--topic", self.topic, "--json"]
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            if done.returncode != 2:
+                out = json.loads(done.stdout)
+                bad = [f for f in out["findings"] if f["kind"] in ("double_held", "orphaned") and queue in f["queues"]]
+                if bad:
+                    raise SystemExit(f"inspect misjudged the handoff of {queue}: {bad}")
+                row = next(r for r in out["queues"] if r["queue"] == queue)
+                giving_up = [c for c in row["handing_off"] if instance(c) == "c2"]
+                if giving_up and not row["holders"] and any(instance(e) == "c3" for e in row["expected"]):
+                    return f"inspect mid-handoff: {queue} given up by {giving_up[0]} inside its slow call, held by nobody else, expected {row['expected']}"
+                last = f"holders {row['holders']}, giving up {row['handing_off']}, expected {row['expected']}"
+            time.sleep(2)
+        raise SystemExit(f"inspect never showed the handoff of {queue} within {timeout:.0f} s: last read {last}")
 
     def sent(self):
         return set((self.dir / "sent").read_text().split())
@@ -152,6 +186,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--java-cp", required=True)
     p.add_argument("--state", required=True)
+    p.add_argument("--rmq-rebalance", help="the CLI, built: inspect the engine's group mid-handoff")
     args = p.parse_args()
     runs = [Run(args, "engine", "safe"), Run(args, "stock", "stock")]
     cluster = Cluster(args.java_cp, args.state, [(r.topic, QUEUES) for r in runs], [(r.group, r.topic) for r in runs])
