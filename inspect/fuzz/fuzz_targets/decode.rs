@@ -5,7 +5,7 @@
 use libfuzzer_sys::fuzz_target;
 use rocketmq_rebalance_inspect::fastjson::Json;
 use rocketmq_rebalance_inspect::frame::{read_frame, MAX_FRAME};
-use rocketmq_rebalance_inspect::requests::{decode_connections, decode_route, decode_running_info};
+use rocketmq_rebalance_inspect::requests::{decode_connections, decode_consume_stats, decode_route, decode_running_info};
 use rocketmq_rebalance_inspect::RemotingCommand;
 
 fuzz_target!(|data: &[u8]| {
@@ -20,5 +20,6 @@ fuzz_target!(|data: &[u8]| {
         let _ = decode_route(&v);
         let _ = decode_connections(&v);
         let _ = decode_running_info(&v);
+        let _ = decode_consume_stats(&v);
     }
 });
