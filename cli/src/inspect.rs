@@ -197,7 +197,7 @@ fn print_table(s: &Snapshot, d: &Diagnosis) {
     println!("{} findings:", d.findings.len());
     for f in &d.findings {
         let on = if f.queues.is_empty() { String::new() } else { format!(" {}", queues(&f.queues)) };
-        let kind = serde_json::to_value(f.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+        let kind = f.kind.name();
         let lag = f.lag.map_or(String::new(), |l| format!(" [lag {l}]"));
         println!("  {kind}{on}: {}{lag}", f.detail);
     }

@@ -127,11 +127,12 @@ class Group:
             time.sleep(0.5)
         raise SystemExit(f"the group did not settle ({phase}) within {SETTLE_TIMEOUT:.0f} s: {why}")
 
-    def inspect(self, *strategies, topics=()):
-        """Runs `rmq-rebalance inspect` on this group's topic (and `topics`): (exit status, its JSON, the snapshot it saved)."""
+    def inspect(self, *strategies, topics=None):
+        """Runs `rmq-rebalance inspect` on `topics` (default: this group's topic; empty: every topic
+        the group subscribes to): (exit status, its JSON, the snapshot it saved)."""
         saved = self.dir / "inspect-snapshot.json"
-        cmd = [self.args.rmq_rebalance, "inspect", "--namesrv", self.args.namesrv, "--group", self.group, "--topic", self.topic, "--json", "--save", str(saved)]
-        for t in topics:
+        cmd = [self.args.rmq_rebalance, "inspect", "--namesrv", self.args.namesrv, "--group", self.group, "--json", "--save", str(saved)]
+        for t in (self.topic,) if topics is None else topics:
             cmd += ["--topic", t]
         for s in strategies:
             cmd += ["--strategy-of", s]
@@ -188,17 +189,10 @@ class Group:
         Inspect reads every subscribed topic here, as the admin client does."""
         start, why = time.monotonic(), "not run yet"
         while time.monotonic() - start < timeout:
-            saved = self.dir / "oracle-snapshot.json"
-            done = subprocess.run(
-                [self.args.rmq_rebalance, "inspect", "--namesrv", self.args.namesrv, "--group", self.group, "--json", "--save", str(saved)],
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            if done.returncode == 2:
-                why = f"inspect could not inspect: {done.stderr.strip()}"
+            code, out, ours = self.inspect(topics=())
+            if code == 2:
+                why = f"inspect could not inspect: {out}"
             else:
-                ours = json.loads(saved.read_text())
                 theirs = admin_read(self.args.java_cp, self.args.namesrv, self.group, self.dir / "logs")
                 diff, compared = differences(ours, theirs)
                 if not diff:
@@ -368,7 +362,7 @@ def run_wrong(args):
             ids = {n: r["client_id"] for n, r in g.view()[2].items()}
             if ids["java1"] != ids["java2"]:
                 raise SystemExit(f"the shared instance name gave two ids: {ids}")
-            code, out, _ = g.inspect(topics=("MIXED_EXTRA",))
+            code, out, _ = g.inspect(topics=(g.topic, "MIXED_EXTRA"))
             if code == 2:
                 why = f"inspect could not inspect: {out}"
                 time.sleep(3)

@@ -3,22 +3,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::strategies::Named;
+use super::strategies::{shares, Named};
 use super::{short, Diagnosis, Finding, FindingKind, QueueRow, Snapshot};
+use crate::strategy::distinct_in_order;
 use crate::MessageQueue;
-
-/// Every member's share of `mq_all` under `strategy` (nothing when it fails on this input).
-fn map_of(snapshot: &Snapshot, strategy: &Named, mq_all: &[MessageQueue], members: &[String]) -> BTreeMap<MessageQueue, Vec<String>> {
-    let mut out: BTreeMap<MessageQueue, Vec<String>> = BTreeMap::new();
-    if let Ok(group) = strategy.strategy.allocate_group(&snapshot.group, mq_all, members) {
-        for m in &group.members {
-            for q in m.allocation.to_queues(mq_all) {
-                out.entry(q).or_default().push(m.client_id.clone());
-            }
-        }
-    }
-    out
-}
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn judge_topic(
@@ -39,21 +27,32 @@ pub(super) fn judge_topic(
             }
         }
     }
-    // Each member's own share, under its own strategy.
+    // Each member's own share, under its own strategy: one group view per distinct strategy.
+    let mut views: HashMap<String, BTreeMap<String, BTreeSet<MessageQueue>>> = HashMap::new();
+    for s in distinct_in_order(members).into_iter().filter_map(|id| known.get(id)).chain(agreed) {
+        views.entry(s.identity().to_owned()).or_insert_with(|| shares(&snapshot.group, s, mq_all, members));
+    }
     let mut expected: BTreeMap<&MessageQueue, Vec<String>> = BTreeMap::new();
-    let mut own: BTreeMap<&str, BTreeSet<MessageQueue>> = BTreeMap::new();
+    let mut own: BTreeMap<&str, &BTreeSet<MessageQueue>> = BTreeMap::new();
     let position: HashMap<&MessageQueue, usize> = mq_all.iter().enumerate().map(|(i, q)| (q, i)).collect();
     for id in members.iter().collect::<BTreeSet<_>>() {
-        let Some(strategy) = known.get(id.as_str()) else { continue };
-        let Ok(share) = strategy.strategy.allocate(&snapshot.group, id, mq_all, members) else { continue };
-        for q in &share {
+        let Some(share) = known.get(id.as_str()).and_then(|s| views[s.identity()].get(id.as_str())) else { continue };
+        for q in share {
             if let Some(&i) = position.get(q) {
                 expected.entry(&mq_all[i]).or_default().push(id.clone());
             }
         }
-        own.insert(id, share.into_iter().collect());
+        own.insert(id, share);
     }
-    let if_agreed = agreed.map(|s| map_of(snapshot, s, mq_all, members)).unwrap_or_default();
+    // Holders under the majority's strategy, members in the member list's order.
+    let mut if_agreed: BTreeMap<&MessageQueue, Vec<String>> = BTreeMap::new();
+    if let Some(view) = agreed.map(|a| &views[a.identity()]) {
+        for id in distinct_in_order(members) {
+            for q in view.get(id).into_iter().flatten() {
+                if_agreed.entry(q).or_default().push(id.to_owned());
+            }
+        }
+    }
     let silent = snapshot.clients.iter().filter(|c| c.running.is_none()).count();
     let mut unanswered = if silent == 0 { String::new() } else { format!(" ({silent} clients did not say what they hold)") };
     if orderly_beside_go(snapshot) {

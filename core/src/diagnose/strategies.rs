@@ -16,24 +16,44 @@ use crate::{MessageQueue, Strategy};
 pub struct Named {
     pub label: String,
     pub strategy: Arc<dyn Strategy>,
+    /// What two members must share to agree, fixed at construction: a strategy's `Debug` text
+    /// also shows its caches (consistent hash keeps its last ring), which change as it allocates.
+    key: String,
 }
 
 impl Named {
-    /// By config name and parameters, the foreign (diagnostic) strategies included.
+    /// By config name and parameters, the foreign (diagnostic) strategies included. The key is the
+    /// name with the parameters' keys sorted, so the order they were written in does not matter.
     pub fn from_config(name: &str, params: &Value) -> crate::Result<Named> {
         let strategy = diagnostic_strategy(name, params)?;
         let empty = params.is_null() || params.as_object().is_some_and(|o| o.is_empty());
-        Ok(Named { label: if empty { name.to_owned() } else { format!("{name}{params}") }, strategy })
+        let label = if empty { name.to_owned() } else { format!("{name}{params}") };
+        let key = if empty { name.to_owned() } else { format!("{name}{}", sorted_keys(params)) };
+        Ok(Named { label, strategy, key })
     }
 
-    /// A strategy object without its config (Python's): labelled by its Java name.
+    /// A strategy object without its config (Python's): labelled by its Java name, keyed by its
+    /// `Debug` text as given (taken before this diagnosis allocates with it).
     pub fn from_strategy(strategy: Arc<dyn Strategy>) -> Named {
-        Named { label: strategy.name().into_owned(), strategy }
+        let key = format!("{strategy:?}");
+        Named { label: strategy.name().into_owned(), strategy, key }
     }
 
     /// Two members agree only if this is equal: the strategy with every parameter.
-    fn identity(&self) -> String {
-        format!("{:?}", self.strategy)
+    pub(super) fn identity(&self) -> &str {
+        &self.key
+    }
+}
+
+/// `params` with every object's keys sorted (serde_json keeps insertion order here).
+fn sorted_keys(params: &Value) -> Value {
+    match params {
+        Value::Object(map) => {
+            let sorted: BTreeMap<&String, Value> = map.iter().map(|(k, v)| (k, sorted_keys(v))).collect();
+            Value::Object(sorted.into_iter().map(|(k, v)| (k.clone(), v)).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted_keys).collect()),
+        other => other.clone(),
     }
 }
 
@@ -176,20 +196,28 @@ pub(super) fn resolve(
     (known, report)
 }
 
-/// Every member's share of every topic under one strategy (a failing topic gives no shares).
+/// Every member's share of every topic under one strategy.
 fn group_answers<'a>(
     snapshot: &Snapshot,
     topics: &BTreeMap<&'a str, Vec<MessageQueue>>,
     members: &[String],
     strategy: &Named,
 ) -> BTreeMap<&'a str, BTreeMap<String, BTreeSet<MessageQueue>>> {
-    let mut out = BTreeMap::new();
-    for (topic, mq_all) in topics {
-        let Ok(group) = strategy.strategy.allocate_group(&snapshot.group, mq_all, members) else { continue };
-        let shares = group.members.iter().map(|m| (m.client_id.clone(), m.allocation.to_queues(mq_all).into_iter().collect())).collect();
-        out.insert(*topic, shares);
+    topics.iter().map(|(topic, mq_all)| (*topic, shares(&snapshot.group, strategy, mq_all, members))).collect()
+}
+
+/// Every member's share of `mq_all` under one strategy: its group view in one call, or, when that
+/// fails (one member's error fails the whole view), each member asked alone, failing ones left out.
+pub(super) fn shares(group: &str, strategy: &Named, mq_all: &[MessageQueue], members: &[String]) -> BTreeMap<String, BTreeSet<MessageQueue>> {
+    match strategy.strategy.allocate_group(group, mq_all, members) {
+        Ok(view) => view.members.iter().map(|m| (m.client_id.clone(), m.allocation.to_queues(mq_all).into_iter().collect())).collect(),
+        Err(_) => members
+            .iter()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .filter_map(|id| Some((id.clone(), strategy.strategy.allocate(group, id, mq_all, members).ok()?.into_iter().collect())))
+            .collect(),
     }
-    out
 }
 
 /// The members' strategies, grouped: more than one group is a finding (their maps cannot agree).
@@ -199,7 +227,7 @@ pub(super) fn mixed(members: &[String], known: &BTreeMap<String, Named>, finding
     let mut groups: Vec<(String, Named, Vec<String>)> = Vec::new();
     for id in members.iter().collect::<BTreeSet<_>>() {
         let Some(s) = known.get(id.as_str()) else { continue };
-        let key = s.identity();
+        let key = s.identity().to_owned();
         match groups.iter_mut().find(|(k, _, _)| *k == key) {
             Some((_, _, ids)) => ids.push(id.clone()),
             None => groups.push((key, s.clone(), vec![id.clone()])),

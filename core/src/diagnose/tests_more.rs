@@ -196,3 +196,23 @@ fn every_kind_is_listed_and_named_as_the_json_names_it() {
     sorted.dedup();
     assert_eq!(sorted, FindingKind::ALL);
 }
+
+/// Two instances of one strategy agree even when one has allocated before (consistent hash caches
+/// its last ring, which its `Debug` text shows), and parameters agree whatever their key order.
+#[test]
+fn members_on_one_strategy_are_not_mixed_whatever_each_instance_has_cached() {
+    let used = Named::from_config("consistent_hash", &json!({"virtual_node_count": 10})).unwrap();
+    let fresh = Named::from_config("consistent_hash", &json!({"virtual_node_count": 10})).unwrap();
+    let s = group(&IDS.map(|id| (id, "JAVA", holding(&share(&used, id)))));
+    let given: BTreeMap<String, Named> = [(IDS[0].to_owned(), used), (IDS[1].to_owned(), fresh.clone()), (IDS[2].to_owned(), fresh)].into();
+    let d = diagnose_with(&s, &given);
+    assert!(d.healthy(), "{:?}", d.findings);
+    let a = Named::from_config("go_by_machine_room", &json!({"consume_idcs": ["x"]})).unwrap();
+    let b = Named::from_config("go_by_machine_room", &serde_json::from_str(r#"{"consume_idcs":["x"]}"#).unwrap()).unwrap();
+    assert_eq!(a.identity(), b.identity());
+    let nested_a = Named::from_config("machine_room_nearby", &json!({"inner": "consistent_hash", "inner_params": {"virtual_node_count": 3}})).unwrap();
+    let nested_b =
+        Named::from_config("machine_room_nearby", &serde_json::from_str(r#"{"inner_params":{"virtual_node_count":3},"inner":"consistent_hash"}"#).unwrap())
+            .unwrap();
+    assert_eq!(nested_a.identity(), nested_b.identity());
+}
