@@ -16,7 +16,11 @@ java_test_classpath() {
 run_driver() {
   local name=$1 state=$2 lines=$3
   shift 3
-  if "$@"; then
+  # The driver's stderr is kept apart so that, on a failure, its reason is printed after the
+  # processes' log tails: a CI log cut to its last lines then still shows why.
+  local err="$state/driver.stderr"
+  if "$@" 2> "$err"; then
+    cat "$err" >&2
     if [[ "${RMQ_KEEP_STATE:-0}" == 1 ]]; then echo "state kept in $state"; else rm -rf "$state"; fi
     return 0
   fi
@@ -24,6 +28,8 @@ run_driver() {
   for log in "$state"/*.log "$state"/*/*.log; do
     [[ -f "$log" ]] && { echo "== $log"; tail -n "$lines" "$log"; }
   done >&2
+  echo "== $name failed, the driver said:" >&2
+  tail -n 40 "$err" >&2
   return 1
 }
 

@@ -355,10 +355,12 @@ def run_wrong(args):
         # Two 5.3.3 Java processes on one id break each other's connections (their requests time
         # out and they reconnect), so the broker lists the id on one connection at a time, and a
         # read sees both only now and then: `duplicate_client_id` when it does, and otherwise the
-        # id's running info unavailable (the relay times out). Either names the shared id; no read
-        # may name another id, and the extra subscription must be read exactly every time.
-        start, why, seen = time.monotonic(), "not run yet", set()
-        while time.monotonic() - start < 90:
+        # id's running info unavailable (the relay times out). Either names the shared id, and
+        # `duplicate_client_id` may name no other. Under load another member's relay can time out
+        # too (a CI run once failed on that), so `running_info_unavailable` for another id is
+        # counted and printed, not failed on. The extra subscription must be read exactly every time.
+        start, why, seen, others_unavailable = time.monotonic(), "not run yet", set(), 0
+        while time.monotonic() - start < 150:
             ids = {n: r["client_id"] for n, r in g.view()[2].items()}
             if ids["java1"] != ids["java2"]:
                 raise SystemExit(f"the shared instance name gave two ids: {ids}")
@@ -369,9 +371,12 @@ def run_wrong(args):
                 continue
             for f in out["findings"]:
                 if f["kind"] in ("duplicate_client_id", "running_info_unavailable"):
-                    if f["clients"] != [ids["java1"]]:
+                    if f["clients"] == [ids["java1"]]:
+                        seen.add(f["kind"])
+                    elif f["kind"] == "running_info_unavailable" and ids["java1"] not in f["clients"]:
+                        others_unavailable += 1
+                    else:
                         raise SystemExit(f"inspect named another id than the shared one: {f}")
-                    seen.add(f["kind"])
                 if f["kind"] == "mixed_subscriptions":
                     # java4 is the only subscriber, whatever the others' running info says.
                     if f["topic"] != "MIXED_EXTRA" or f"filter TAG * ({ids['java4']})" not in f["detail"]:
@@ -384,6 +389,8 @@ def run_wrong(args):
         if "mixed_subscriptions" in seen and seen & {"duplicate_client_id", "running_info_unavailable"}:
             shared = " and ".join(sorted(seen - {"mixed_subscriptions"}))
             print(f"  inspect names both: {shared} for {ids['java1']}, mixed_subscriptions MIXED_EXTRA subscribed by {ids['java4']} only", flush=True)
+            if others_unavailable:
+                print(f"  (another member's running info timed out on {others_unavailable} reads)", flush=True)
             return
         raise SystemExit(f"rmq-rebalance inspect misjudged the wrong group: {why}")
     finally:
