@@ -23,5 +23,9 @@ done
 grep -q "rocketmq-rebalance-$version.jar" scripts/stages/java.sh || fail "scripts/stages/java.sh expects another jar version"
 grep -qx "const Version = \"$version\"" bindings/go/version.go || fail "bindings/go/version.go says another version"
 grep -q "<version>$version</version>" examples/java/pom.xml || fail "examples/java/pom.xml depends on another version of the jar"
-[[ $bad == 0 ]] && echo "versions agree: $version (Cargo, every crate, Python, Maven, C header, jar, Go, examples)"
+starter=$(awk '/<artifactId>rocketmq-rebalance-spring-boot-starter<\/artifactId>/ {f = 1} f && /<version>/ {gsub(/.*<version>|<\/version>.*/, ""); print; exit}' bindings/java/spring-boot-starter/pom.xml)
+[[ "$starter" == "$version" ]] || fail "bindings/java/spring-boot-starter/pom.xml says ${starter:-nothing}, Cargo.toml $version"
+grep -q "<rocketmq-rebalance.version>$version</rocketmq-rebalance.version>" bindings/java/spring-boot-starter/pom.xml || fail "the starter depends on another version of the jar"
+grep -q "<version>$version</version>" examples/spring-boot/pom.xml || fail "examples/spring-boot/pom.xml depends on another version of the starter"
+[[ $bad == 0 ]] && echo "versions agree: $version (Cargo, every crate, Python, Maven, the Spring starter, C header, jar, Go, examples)"
 exit $bad

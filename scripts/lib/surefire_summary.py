@@ -1,13 +1,16 @@
 """Sums the Surefire reports of the Java tests (target/surefire-reports), one line a class.
 
-usage: python3 surefire_summary.py   (from bindings/java)
+usage: python3 surefire_summary.py [REPORTS_DIR]   (from bindings/java; default target/surefire-reports)
 """
 
 import glob
 import re
+import sys
+
+reports = sys.argv[1] if len(sys.argv) > 1 else "target/surefire-reports"
 
 total = failed = 0
-for f in glob.glob("target/surefire-reports/TEST-*.xml"):
+for f in glob.glob(f"{reports}/TEST-*.xml"):
     head = open(f).read(2000)
     m = re.search(r'tests="(\d+)" errors="(\d+)" skipped="(\d+)" failures="(\d+)"', head)
     if m:

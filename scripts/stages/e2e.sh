@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Stage of the test command (scripts/test-all.sh): a real NameServer + Broker: the orderly handoff, and a mixed Go + Java group.
+# Stage of the test command (scripts/test-all.sh): a real NameServer + Broker: the orderly handoff, a mixed Go + Java group, Spring Boot.
 # The real NameServer + Broker: SafeOrderlyConsumer against DefaultMQPushConsumer
 # through a join, a kill -9 and a leave; then through broker restarts and a freeze past the
-# broker's expiry; then one group of rocketmq-client-go and Java consumers.
+# broker's expiry; then one group of rocketmq-client-go and Java consumers; then a Spring Boot
+# application on our strategy by property, beside Java and Go consumers.
 # Runs alone too: scripts/test-all.sh --only e2e, or this file. RMQ_SEED replays random inputs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -10,3 +11,4 @@ scripts/e2e/orderly.sh
 scripts/e2e/faults.sh
 scripts/e2e/soak.sh
 scripts/e2e/mixed-go.sh
+scripts/e2e/spring.sh

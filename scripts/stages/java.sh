@@ -49,6 +49,10 @@ example=$(mvn -B -q -f ../../examples/java/pom.xml compile exec:java)
 grep -q "CONSISTENT_HASH gives 10.0.0.1@7 \[MessageQueue" <<< "$example" || { echo "$example"; echo "examples/java did not print its allocation" >&2; exit 1; }
 echo "  io.github.rocketmq-rebalance:rocketmq-rebalance:0.1.0 installed; examples/java ran"
 
+echo "-- the Spring Boot starter: its auto-configuration inside a real rocketmq-spring context (an in-process NameServer)"
+mvn -B -q -f spring-boot-starter/pom.xml install
+python3 ../../scripts/lib/surefire_summary.py spring-boot-starter/target/surefire-reports
+
 echo "-- rocketmq-client 4.9.8: differential, concurrency (seed $seed)"
 rm -rf target/surefire-reports
 mvn -B -q -P rmq49 verify -Drmq.seed="$seed" -Drmq.panicProbe="$probe"

@@ -397,13 +397,18 @@ def run_wrong(args):
         g.stop_all()
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def group_driver_args(description):
+    """The arguments every driver of a group of consumer processes takes (spring_group.py too)."""
+    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--java-cp", required=True)
     p.add_argument("--go-consumer", required=True)
     p.add_argument("--rmq-rebalance", required=True, help="the CLI, built")
     p.add_argument("--state", required=True)
-    args = p.parse_args()
+    return p
+
+
+def main():
+    args = group_driver_args(__doc__).parse_args()
     cluster = Cluster(args.java_cp, args.state, [("MIXED_OURS", QUEUES), ("MIXED_CONTROL", QUEUES), ("MIXED_WRONG", QUEUES), ("MIXED_EXTRA", 4)])
     try:
         args.namesrv = cluster.namesrv

@@ -1,0 +1,195 @@
+package io.github.rocketmqrebalance.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+
+import io.github.rocketmqrebalance.NativeAllocateMessageQueueBalancedSticky;
+import io.github.rocketmqrebalance.NativeAllocateMessageQueueConsistentHash;
+
+import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle;
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.autoconfigure.RocketMQAutoConfiguration;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.apache.rocketmq.spring.core.RocketMQPushConsumerLifecycleListener;
+import org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer;
+import org.apache.rocketmq.common.namesrv.NamesrvConfig;
+import org.apache.rocketmq.namesrv.NamesrvController;
+import org.apache.rocketmq.remoting.netty.NettyServerConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The auto-configuration inside a real rocketmq-spring context: its registrar builds the listener
+ * containers, this project's post-processor changes them, and the containers start (against a
+ * real NameServer on a loopback port chosen at run time, with no broker: the consumers start and
+ * find no route, which is all these tests need). The strategy is read back from the started consumer's rebalance, which takes
+ * it from the consumer when it starts: so each test also shows it was set before the start.
+ */
+class ListenerStrategiesTest {
+    private static NamesrvController namesrv;
+    private static ApplicationContextRunner runner;
+
+    @BeforeAll
+    static void startNamesrv() throws Exception {
+        NettyServerConfig netty = new NettyServerConfig();
+        netty.setListenPort(0);
+        netty.setBindAddress("127.0.0.1");
+        namesrv = new NamesrvController(new NamesrvConfig(), netty);
+        if (!namesrv.initialize()) {
+            throw new IllegalStateException("the NameServer did not initialize");
+        }
+        namesrv.start();
+        runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RocketMQAutoConfiguration.class, RebalanceAutoConfiguration.class))
+            .withUserConfiguration(Listeners.class)
+            .withPropertyValues("rocketmq.name-server=127.0.0.1:" + namesrv.getRemotingServer().localListenPort());
+    }
+
+    @AfterAll
+    static void stopNamesrv() {
+        namesrv.shutdown();
+    }
+
+    @RocketMQMessageListener(topic = "T_A", consumerGroup = "GID_A")
+    static class ListenerA implements RocketMQListener<String> {
+        @Override
+        public void onMessage(String message) {
+        }
+    }
+
+    @RocketMQMessageListener(topic = "T_B", consumerGroup = "GID_B")
+    static class ListenerB implements RocketMQListener<String> {
+        @Override
+        public void onMessage(String message) {
+        }
+    }
+
+    /** A listener that chooses its strategy in code. */
+    @RocketMQMessageListener(topic = "T_C", consumerGroup = "GID_C")
+    static class ListenerC implements RocketMQListener<String>, RocketMQPushConsumerLifecycleListener {
+        @Override
+        public void onMessage(String message) {
+        }
+
+        @Override
+        public void prepareStart(DefaultMQPushConsumer consumer) {
+            consumer.setAllocateMessageQueueStrategy(new AllocateMessageQueueAveragelyByCircle());
+        }
+    }
+
+    @Configuration
+    static class Listeners {
+        @Bean
+        ListenerA listenerA() {
+            return new ListenerA();
+        }
+
+        @Bean
+        ListenerB listenerB() {
+            return new ListenerB();
+        }
+
+        @Bean
+        ListenerC listenerC() {
+            return new ListenerC();
+        }
+    }
+
+    /** The strategy each group's started consumer rebalances with. */
+    private static AllocateMessageQueueStrategy started(AssertableApplicationContext ctx, String group) {
+        for (DefaultRocketMQListenerContainer c : ctx.getBeansOfType(DefaultRocketMQListenerContainer.class).values()) {
+            if (c.getConsumerGroup().equals(group)) {
+                assertThat(c.isRunning()).as("container of %s started", group).isTrue();
+                @SuppressWarnings("deprecation")
+                AllocateMessageQueueStrategy s = c.getConsumer().getDefaultMQPushConsumerImpl().getRebalanceImpl().getAllocateMessageQueueStrategy();
+                return s;
+            }
+        }
+        throw new AssertionError("no container for " + group);
+    }
+
+    private static String failure(AssertableApplicationContext ctx) {
+        assertThat(ctx).hasFailed();
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = ctx.getStartupFailure(); t != null; t = t.getCause()) {
+            all.append(t.getMessage()).append('\n');
+        }
+        return all.toString();
+    }
+
+    @Test
+    void theDefaultReachesEveryListenerAndAGroupsOwnReplacesIt() {
+        runner.withPropertyValues("rocketmq.rebalance.strategy=consistent_hash", "rocketmq.rebalance.virtual-node-count=20",
+            "rocketmq.rebalance.groups.GID_B.strategy=balanced_sticky", "rocketmq.rebalance.groups.GID_B.total-slack=2",
+            "rocketmq.rebalance.groups.GID_B.stable-key=host").run(ctx -> {
+                assertThat(ctx).hasNotFailed();
+                AllocateMessageQueueStrategy a = started(ctx, "GID_A");
+                assertThat(a).isInstanceOf(NativeAllocateMessageQueueConsistentHash.class);
+                assertThat(((NativeAllocateMessageQueueConsistentHash) a).getVirtualNodeCnt()).isEqualTo(20);
+                AllocateMessageQueueStrategy b = started(ctx, "GID_B");
+                assertThat(b).isInstanceOf(NativeAllocateMessageQueueBalancedSticky.class);
+                assertThat(((NativeAllocateMessageQueueBalancedSticky) b).getTotalSlack()).isEqualTo(2);
+                assertThat(b.toString()).contains("\"stable_key\":\"host\"");
+                Map<String, String> applied = ctx.getBean(ListenerStrategyPostProcessor.class).applied();
+                assertThat(applied).containsOnlyKeys("GID_A", "GID_B");
+            });
+    }
+
+    @Test
+    void aListenersOwnChoiceInPrepareStartIsKept() {
+        runner.withPropertyValues("rocketmq.rebalance.strategy=CONSISTENT_HASH").run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            assertThat(started(ctx, "GID_C")).isInstanceOf(AllocateMessageQueueAveragelyByCircle.class);
+            assertThat(started(ctx, "GID_A")).isInstanceOf(NativeAllocateMessageQueueConsistentHash.class);
+        });
+    }
+
+    @Test
+    void withoutPropertiesOrWhenDisabledEveryListenerKeepsRocketmqSpringsAverage() {
+        runner.run(ctx -> assertThat(started(ctx, "GID_A")).isExactlyInstanceOf(AllocateMessageQueueAveragely.class));
+        runner.withPropertyValues("rocketmq.rebalance.enabled=false", "rocketmq.rebalance.strategy=consistent_hash").run(ctx -> {
+            assertThat(ctx).doesNotHaveBean(ListenerStrategyPostProcessor.class);
+            assertThat(started(ctx, "GID_A")).isExactlyInstanceOf(AllocateMessageQueueAveragely.class);
+        });
+    }
+
+    @Test
+    void anUnknownStrategyFailsTheStartNamingTheKey() {
+        runner.withPropertyValues("rocketmq.rebalance.groups.GID_A.strategy=round_robin").run(ctx -> assertThat(failure(ctx))
+            .contains("rocketmq.rebalance.groups.GID_A.strategy: unknown strategy 'round_robin'").contains("consistent_hash"));
+    }
+
+    @Test
+    void anUnknownKeyFailsTheStartNamingIt() {
+        runner.withPropertyValues("rocketmq.rebalance.strategy=consistent_hash", "rocketmq.rebalance.virtual-nodes=3")
+            .run(ctx -> assertThat(failure(ctx)).contains("rocketmq.rebalance.virtual-nodes"));
+    }
+
+    @Test
+    void aParameterOfAnotherStrategyFailsTheStart() {
+        runner.withPropertyValues("rocketmq.rebalance.strategy=averagely", "rocketmq.rebalance.virtual-node-count=3").run(ctx -> assertThat(failure(ctx))
+            .contains("rocketmq.rebalance.virtual-node-count does not apply: the strategy is averagely"));
+        runner.withPropertyValues("rocketmq.rebalance.groups.GID_A.total-slack=1").run(ctx -> assertThat(failure(ctx))
+            .contains("rocketmq.rebalance.groups.GID_A.total-slack does not apply: no strategy is set"));
+    }
+
+    @Test
+    void aParameterTheCoreRefusesFailsTheStartWithTheCoresReason() {
+        runner.withPropertyValues("rocketmq.rebalance.strategy=balanced_sticky", "rocketmq.rebalance.total-slack=-1")
+            .run(ctx -> assertThat(failure(ctx)).contains("rocketmq.rebalance: ").contains("slack"));
+        runner.withPropertyValues("rocketmq.rebalance.strategy=consistent_hash", "rocketmq.rebalance.virtual-node-count=0")
+            .run(ctx -> assertThat(failure(ctx)).contains("rocketmq.rebalance.virtual-node-count must be at least 1"));
+        runner.withPropertyValues("rocketmq.rebalance.strategy=by_machine_room")
+            .run(ctx -> assertThat(failure(ctx)).contains("rocketmq.rebalance.consume-idcs is required by by_machine_room"));
+    }
+}
