@@ -16,14 +16,21 @@ and passes each class path. The application's listener is an ordinary rocketmq-s
   control  the same application with stock.properties (the properties removed): it must run
            rocketmq-spring's AllocateMessageQueueAveragely, and inspect must report
            mixed_strategies; the queues it leaves with no owner or two are counted and reported.
+  safe-orderly  the application's orderly listener with safe-orderly=true, on SafeOrderlyConsumer:
+           two instances, a third joins, the first leaves; inspect, reading each instance's
+           running info (answered by the engine), must find every queue held once and nothing
+           wrong each time, and every message must be consumed. Order violations within a process
+           are counted and reported.
 """
+
+import time
 
 from harness import Cluster
 from mixed_group import OURS_STRATEGIES, QUEUES, Group, group_driver_args
 
 
 class SpringGroup(Group):
-    def start_spring(self, name, classpath, config):
+    def start_spring(self, name, classpath, config, extra=()):
         cmd = [
             "java",
             "-Xmx256m",
@@ -36,6 +43,7 @@ class SpringGroup(Group):
             f"--example.topic={self.topic}",
             f"--example.name={name}",
             f"--example.state-dir={self.dir}",
+            *extra,
         ]
         self._spawn(name, cmd, f"Spring Boot, {config}.properties")
 
@@ -64,6 +72,71 @@ def run_ours(args, boot, classpath, n):
         if not by_spring:
             raise SystemExit("the application consumed nothing")
         return len(sent)
+    finally:
+        g.stop_all()
+
+
+def order_violations(g):
+    """Within each process's <name>.order, a queue's bodies must rise (one producer sent them in
+    order): (violations, lines read)."""
+    bad = lines = 0
+    for f in g.dir.glob("*.order"):
+        last = {}
+        for line in f.read_text().splitlines():
+            q, body = line.split()
+            n = int(body.split("-")[1])
+            lines += 1
+            if n <= last.get(q, -1):
+                bad += 1
+            last[q] = n
+    return bad, lines
+
+
+def inspect_healthy(g, clients, timeout=120.0):
+    """Until inspect sees `clients` members, finds nothing, and every queue is held once, from the
+    SafeOrderlyConsumers' own running info (their engine's held queues and strategy): its one-line
+    account."""
+    start, why = time.monotonic(), "not run yet"
+    while time.monotonic() - start < timeout:
+        g.procs.check_alive()
+        code, out, snapshot = g.inspect()
+        members = len(snapshot["clients"]) if code != 2 else 0
+        if code == 0 and members == clients and out["queues"] and all(len(r["holders"]) == 1 for r in out["queues"]):
+            stated = sorted({s["strategy"] for s in out["strategies"]} | {s["source"] for s in out["strategies"]})
+            return f"inspect: {len(out['queues'])} queues each held once by {len(snapshot['clients'])} clients, nothing found ({', '.join(stated)})"
+        why = f"exit {code}, {members} members: {[f['kind'] for f in out.get('findings', [])] if code != 2 else out}"
+        time.sleep(3)
+    raise SystemExit(f"the SafeOrderlyConsumer group did not become healthy within {timeout:.0f} s: {why}")
+
+
+def run_safe_orderly(args, boot, classpath):
+    print(
+        f"-- safe-orderly on Spring Boot {boot}: an orderly listener with rocketmq.rebalance.groups.<group>.safe-orderly=true, two instances, a join, a leave",
+        flush=True,
+    )
+    g = SpringGroup(args, "safe-orderly", "GID_SPRING_ORDERLY", "SPRING_ORDERLY")
+    extra = ("--example.listener=orderly", f"--rocketmq.rebalance.groups.{g.group}.safe-orderly=true")
+    try:
+        g.start_spring("spring1", classpath, "application", extra)
+        g.start_spring("spring2", classpath, "application", extra)
+        print(f"  {inspect_healthy(g, 2)}", flush=True)
+        g.produce()
+        g.start_spring("spring3", classpath, "application", extra)
+        g.wait_consumed(timeout=180)
+        print(f"  {inspect_healthy(g, 3)} (spring3 joined)", flush=True)
+        g.stop("spring1")
+        g.produce()
+        g.wait_consumed(timeout=180)
+        print(f"  {inspect_healthy(g, 2)} (spring1 left)", flush=True)
+        sent, seen, deliveries = g.consumption()
+        lost = len(sent - seen)
+        bad, lines = order_violations(g)
+        print(
+            f"  consumed {len(sent & seen)} of {len(sent)} sent, {deliveries - len(seen)} delivered again; {bad} order violations in {lines} calls", flush=True
+        )
+        if lost:
+            raise SystemExit(f"{lost} messages were never consumed")
+        return len(sent), deliveries - len(seen), bad
     finally:
         g.stop_all()
 
@@ -98,7 +171,7 @@ def main():
         "--boot", nargs=2, action="append", metavar=("VERSION", "CLASSPATH"), required=True, help="a Spring Boot version and the example's class path on it"
     )
     args = p.parse_args()
-    topics = [(f"SPRING_{n}", QUEUES) for n in range(len(args.boot))] + [("SPRING_STOCK", QUEUES)]
+    topics = [(f"SPRING_{n}", QUEUES) for n in range(len(args.boot))] + [("SPRING_STOCK", QUEUES), ("SPRING_ORDERLY", QUEUES)]
     cluster = Cluster(args.java_cp, args.state, topics)
     rows = []
     try:
@@ -107,6 +180,7 @@ def main():
         for n, (boot, classpath) in enumerate(args.boot):
             rows.append((boot, run_ours(args, boot, classpath, n)))
         unowned, double = run_control(args, *args.boot[0])
+        safe_sent, safe_again, safe_bad = run_safe_orderly(args, *args.boot[-1])
     finally:
         cluster.stop()
     print()
@@ -115,6 +189,10 @@ def main():
     for boot, sent in rows:
         print(f"| Spring Boot {boot}, rocketmq.rebalance.strategy=consistent_hash | 0 | 0 | 0 of {sent} |")
     print(f"| Spring Boot {args.boot[0][0]}, properties removed (rocketmq-spring's AVG) | {unowned} | {double} | none sent |")
+    print(
+        f"| Spring Boot {args.boot[-1][0]}, an orderly listener on SafeOrderlyConsumer (safe-orderly=true), 2 instances, a join, a leave "
+        f"| 0 | 0 | 0 of {safe_sent} ({safe_again} delivered again, {safe_bad} order violations) |"
+    )
     print(f"spring e2e: {len(rows)} Spring Boot versions settled with every queue held once and nothing lost | stock: unowned {unowned}, double {double}")
 
 

@@ -15,6 +15,8 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.github.rocketmqrebalance.spring.SafeOrderlyListenerContainer;
+
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.common.message.MessageQueue;
@@ -29,7 +31,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * Test instrumentation, on only when {@code example.state-dir} is set: twice a second, writes what
- * the listener's consumer actually holds (its live process queues, not what a strategy answered)
+ * the listener's consumer actually holds (its live process queues, not what a strategy answered;
+ * not for a listener on SafeOrderlyConsumer, which the test reads through inspect)
  * and the member list it sees, to {@code <name>.held.json} and {@code <name>.held.log}, in the
  * shape the test's other consumers write (bindings/java ...cluster.HoldingsFile). It reads the
  * client's internals; an application has no need of it.
@@ -55,6 +58,12 @@ public class HoldingsReporter {
     @EventListener(ApplicationReadyEvent.class)
     public void start() {
         DefaultRocketMQListenerContainer container = context.getBean(DefaultRocketMQListenerContainer.class);
+        if (container instanceof SafeOrderlyListenerContainer) {
+            // SafeOrderlyConsumer answers admin tools from its engine: the test reads it with inspect.
+            System.out.println(name + " started: " + ((SafeOrderlyListenerContainer) container).getSafeOrderlyConsumer().getClientId()
+                + " on SafeOrderlyConsumer");
+            return;
+        }
         System.out.println(name + " started: " + client(container.getConsumer()).getClientId()
             + " allocating with " + container.getConsumer().getAllocateMessageQueueStrategy());
         Thread t = new Thread(() -> {
@@ -77,7 +86,10 @@ public class HoldingsReporter {
     @EventListener(ContextClosedEvent.class)
     public void stop() throws IOException {
         stopped = true;
-        write(context.getBean(DefaultRocketMQListenerContainer.class), true);
+        DefaultRocketMQListenerContainer container = context.getBean(DefaultRocketMQListenerContainer.class);
+        if (!(container instanceof SafeOrderlyListenerContainer)) {
+            write(container, true);
+        }
     }
 
     @SuppressWarnings("deprecation")

@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
 import org.apache.rocketmq.spring.core.RocketMQListener;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
 /**
@@ -18,6 +19,7 @@ import org.springframework.stereotype.Component;
  * is appended to {@code <state-dir>/<example.name>.consumed}, which the test reads.
  */
 @Component
+@ConditionalOnProperty(name = "example.listener", havingValue = "concurrent", matchIfMissing = true)
 @RocketMQMessageListener(topic = "${example.topic}", consumerGroup = "${example.group}")
 public class OrdersListener implements RocketMQListener<String> {
     private final Path consumed;

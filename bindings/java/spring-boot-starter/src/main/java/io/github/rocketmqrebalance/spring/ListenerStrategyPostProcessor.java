@@ -1,7 +1,9 @@
 package io.github.rocketmqrebalance.spring;
 
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.logging.Logger;
 
 import io.github.rocketmqrebalance.NativeStrategy;
@@ -12,12 +14,16 @@ import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAverage
 import org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
 
 /**
  * Gives each rocketmq-spring listener container its strategy between the container's
  * {@code afterPropertiesSet} (which builds the {@link DefaultMQPushConsumer} with a hard-coded
  * {@link AllocateMessageQueueAveragely}) and its {@code start} (a {@code SmartLifecycle} start,
  * after every singleton exists): the consumer reads its strategy only when it starts.
+ *
+ * <p>A group with {@code safe-orderly=true} has its container replaced by a
+ * {@link SafeOrderlyListenerContainer}, which consumes with {@code SafeOrderlyConsumer}.
  *
  * <p>Every configured strategy is built when this processor is, before any bean that uses it, so
  * a wrong property fails the application's start. A listener that chose a strategy itself in
@@ -27,20 +33,28 @@ import org.springframework.core.Ordered;
 public final class ListenerStrategyPostProcessor implements BeanPostProcessor, Ordered {
     private static final Logger LOG = Logger.getLogger(ListenerStrategyPostProcessor.class.getName());
 
+    private final Environment environment;
     private final NativeStrategy fallback;
     private final Map<String, NativeStrategy> byGroup = new LinkedHashMap<String, NativeStrategy>();
     private final Map<String, String> applied = new LinkedHashMap<String, String>();
+    private final Set<String> safeOrderly = new LinkedHashSet<String>();
 
-    ListenerStrategyPostProcessor(RebalanceProperties properties) {
+    ListenerStrategyPostProcessor(RebalanceProperties properties, Environment environment) {
+        this.environment = environment;
         this.fallback = Strategies.build(RebalanceProperties.PREFIX, properties);
-        for (Map.Entry<String, StrategySettings> e : properties.getGroups().entrySet()) {
-            String prefix = RebalanceProperties.PREFIX + ".groups." + e.getKey();
-            NativeStrategy built = Strategies.build(prefix, e.getValue());
-            if (built == null) {
-                throw new IllegalStateException(prefix + ".strategy is required: a group's settings replace the default as a whole");
+        for (Map.Entry<String, GroupSettings> e : properties.getGroups().entrySet()) {
+            NativeStrategy built = Strategies.build(groupPrefix(e.getKey()), e.getValue());
+            if (built != null) {
+                byGroup.put(e.getKey(), built);
             }
-            byGroup.put(e.getKey(), built);
+            if (e.getValue().isSafeOrderly()) {
+                safeOrderly.add(e.getKey());
+            }
         }
+    }
+
+    private static String groupPrefix(String group) {
+        return RebalanceProperties.PREFIX + ".groups." + group;
     }
 
     /** The strategy a container of {@code group} gets, or null to leave rocketmq-spring's. */
@@ -58,8 +72,21 @@ public final class ListenerStrategyPostProcessor implements BeanPostProcessor, O
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
-        if (bean instanceof DefaultRocketMQListenerContainer) {
-            apply((DefaultRocketMQListenerContainer) bean);
+        if (bean instanceof DefaultRocketMQListenerContainer && !(bean instanceof SafeOrderlyListenerContainer)) {
+            DefaultRocketMQListenerContainer container = (DefaultRocketMQListenerContainer) bean;
+            String group = container.getConsumerGroup();
+            if (safeOrderly.contains(group)) {
+                // rocketmq-spring asks the context for its containers by type, so the stand-in
+                // takes the container's place as the bean.
+                NativeStrategy strategy = strategyFor(group);
+                SafeOrderlyListenerContainer safe = SafeOrderlyListenerContainer.replacing(container, strategy, groupPrefix(group) + ".safe-orderly", environment);
+                synchronized (applied) {
+                    applied.put(group, "SafeOrderlyConsumer with " + (strategy == null ? "its default strategy (AVG)" : strategy.toString()));
+                }
+                LOG.info("rocketmq-rebalance: group " + group + " consumes with SafeOrderlyConsumer");
+                return safe;
+            }
+            apply(container);
         }
         return bean;
     }

@@ -32,6 +32,6 @@ public class RebalanceAutoConfiguration {
         RebalanceProperties properties = Binder.get(environment)
             .bind(ConfigurationPropertyName.of(RebalanceProperties.PREFIX), Bindable.of(RebalanceProperties.class), strict)
             .orElseGet(RebalanceProperties::new);
-        return new ListenerStrategyPostProcessor(properties);
+        return new ListenerStrategyPostProcessor(properties, environment);
     }
 }

@@ -7,8 +7,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * {@code rocketmq.rebalance.*}: the strategy every rocketmq-spring listener container gets, and
- * per consumer group ({@code rocketmq.rebalance.groups.<group>.*}, which replaces the default for
- * that group as a whole). Keys this class does not know fail the start.
+ * per consumer group ({@code rocketmq.rebalance.groups.<group>.*}: a strategy there replaces the
+ * default for that group as a whole; {@code safe-orderly} runs its orderly listener on
+ * {@code SafeOrderlyConsumer}). Keys this class does not know fail the start.
  */
 @ConfigurationProperties(prefix = RebalanceProperties.PREFIX, ignoreUnknownFields = false)
 public class RebalanceProperties extends StrategySettings {
@@ -21,7 +22,7 @@ public class RebalanceProperties extends StrategySettings {
      * Per consumer group, as the listener's {@code consumerGroup} names it (after placeholders);
      * write a group with dots or other special characters in brackets: {@code groups[GID.a].strategy}.
      */
-    private Map<String, StrategySettings> groups = new LinkedHashMap<String, StrategySettings>();
+    private Map<String, GroupSettings> groups = new LinkedHashMap<String, GroupSettings>();
 
     public boolean isEnabled() {
         return enabled;
@@ -31,11 +32,11 @@ public class RebalanceProperties extends StrategySettings {
         this.enabled = enabled;
     }
 
-    public Map<String, StrategySettings> getGroups() {
+    public Map<String, GroupSettings> getGroups() {
         return groups;
     }
 
-    public void setGroups(Map<String, StrategySettings> groups) {
+    public void setGroups(Map<String, GroupSettings> groups) {
         this.groups = groups;
     }
 }

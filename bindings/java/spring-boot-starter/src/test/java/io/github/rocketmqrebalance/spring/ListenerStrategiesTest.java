@@ -11,6 +11,7 @@ import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle;
+import org.apache.rocketmq.spring.annotation.ConsumeMode;
 import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
 import org.apache.rocketmq.spring.autoconfigure.RocketMQAutoConfiguration;
 import org.apache.rocketmq.spring.core.RocketMQListener;
@@ -87,8 +88,21 @@ class ListenerStrategiesTest {
         }
     }
 
+    /** An orderly listener. */
+    @RocketMQMessageListener(topic = "T_D", consumerGroup = "GID_D", consumeMode = ConsumeMode.ORDERLY)
+    static class ListenerD implements RocketMQListener<String> {
+        @Override
+        public void onMessage(String message) {
+        }
+    }
+
     @Configuration
     static class Listeners {
+        @Bean
+        ListenerD listenerD() {
+            return new ListenerD();
+        }
+
         @Bean
         ListenerA listenerA() {
             return new ListenerA();
@@ -110,6 +124,7 @@ class ListenerStrategiesTest {
         for (DefaultRocketMQListenerContainer c : ctx.getBeansOfType(DefaultRocketMQListenerContainer.class).values()) {
             if (c.getConsumerGroup().equals(group)) {
                 assertThat(c.isRunning()).as("container of %s started", group).isTrue();
+                assertThat(c).as("a container of %s without safe-orderly", group).isNotInstanceOf(SafeOrderlyListenerContainer.class);
                 @SuppressWarnings("deprecation")
                 AllocateMessageQueueStrategy s = c.getConsumer().getDefaultMQPushConsumerImpl().getRebalanceImpl().getAllocateMessageQueueStrategy();
                 return s;
@@ -141,7 +156,7 @@ class ListenerStrategiesTest {
                 assertThat(((NativeAllocateMessageQueueBalancedSticky) b).getTotalSlack()).isEqualTo(2);
                 assertThat(b.toString()).contains("\"stable_key\":\"host\"");
                 Map<String, String> applied = ctx.getBean(ListenerStrategyPostProcessor.class).applied();
-                assertThat(applied).containsOnlyKeys("GID_A", "GID_B");
+                assertThat(applied).containsOnlyKeys("GID_A", "GID_B", "GID_D");
             });
     }
 
@@ -191,5 +206,42 @@ class ListenerStrategiesTest {
             .run(ctx -> assertThat(failure(ctx)).contains("rocketmq.rebalance.virtual-node-count must be at least 1"));
         runner.withPropertyValues("rocketmq.rebalance.strategy=by_machine_room")
             .run(ctx -> assertThat(failure(ctx)).contains("rocketmq.rebalance.consume-idcs is required by by_machine_room"));
+    }
+
+    private static SafeOrderlyListenerContainer safe(AssertableApplicationContext ctx, String group) {
+        for (DefaultRocketMQListenerContainer c : ctx.getBeansOfType(DefaultRocketMQListenerContainer.class).values()) {
+            if (c.getConsumerGroup().equals(group)) {
+                assertThat(c).isInstanceOf(SafeOrderlyListenerContainer.class);
+                return (SafeOrderlyListenerContainer) c;
+            }
+        }
+        throw new AssertionError("no container for " + group);
+    }
+
+    @Test
+    void safeOrderlyReplacesAnOrderlyListenersContainerWhichStartsAndStops() {
+        runner.withPropertyValues("rocketmq.rebalance.strategy=consistent_hash", "rocketmq.rebalance.groups.GID_D.safe-orderly=true").run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            SafeOrderlyListenerContainer d = safe(ctx, "GID_D");
+            assertThat(d.isRunning()).isTrue();
+            assertThat(d.getSafeOrderlyConsumer().getClientId()).isNotNull();
+            assertThat(d.getTopic()).isEqualTo("T_D");
+            // rocketmq-spring's own consumer for the group was never started.
+            @SuppressWarnings("deprecation")
+            org.apache.rocketmq.common.ServiceState state = d.getConsumer().getDefaultMQPushConsumerImpl().getServiceState();
+            assertThat(state).isEqualTo(org.apache.rocketmq.common.ServiceState.CREATE_JUST);
+            assertThat(ctx.getBean(ListenerStrategyPostProcessor.class).applied().get("GID_D"))
+                .startsWith("SafeOrderlyConsumer with io.github.rocketmqrebalance.NativeAllocateMessageQueueConsistentHash@");
+            // The other listeners are untouched by it.
+            assertThat(started(ctx, "GID_A")).isInstanceOf(NativeAllocateMessageQueueConsistentHash.class);
+            ctx.close();
+            assertThat(d.isRunning()).isFalse();
+        });
+    }
+
+    @Test
+    void safeOrderlyOnAConcurrentListenerFailsTheStartNamingTheKey() {
+        runner.withPropertyValues("rocketmq.rebalance.groups.GID_A.safe-orderly=true").run(ctx -> assertThat(failure(ctx))
+            .contains("rocketmq.rebalance.groups.GID_A.safe-orderly=true cannot apply to the listener of group GID_A: its consumeMode is CONCURRENTLY"));
     }
 }

@@ -1,0 +1,216 @@
+package io.github.rocketmqrebalance.spring;
+
+import java.util.List;
+
+import io.github.rocketmqrebalance.NativeStrategy;
+import io.github.rocketmqrebalance.consumer.SafeOrderlyConsumer;
+import io.github.rocketmqrebalance.engine.RebalanceConfig;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyContext;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.spring.annotation.ConsumeMode;
+import org.apache.rocketmq.spring.annotation.MessageModel;
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.annotation.SelectorType;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer;
+import org.springframework.core.env.Environment;
+
+/**
+ * Stands in for an orderly listener's {@link DefaultRocketMQListenerContainer} when its group sets
+ * {@code safe-orderly=true}: the same bean, listener and message conversion (each message goes
+ * through the original container's {@code handleMessage}, which converts it as rocketmq-spring
+ * does), but consumed by a {@link SafeOrderlyConsumer}, whose handoff never has a queue in two
+ * consumers' listeners at once. The original container's {@code DefaultMQPushConsumer} is never
+ * started. A listener that throws is retried after the annotation's
+ * {@code suspendCurrentQueueTimeMillis}, as rocketmq-spring's orderly container does.
+ *
+ * <p>A subclass only so that rocketmq-spring, which asks the context for its containers by this
+ * type, gets this one; every lifecycle method is this class's own, and the parent's fields are unused.
+ */
+public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerContainer {
+    private final DefaultRocketMQListenerContainer original;
+    private final SafeOrderlyConsumer consumer;
+    private volatile boolean running;
+
+    private SafeOrderlyListenerContainer(DefaultRocketMQListenerContainer original, SafeOrderlyConsumer consumer) {
+        this.original = original;
+        this.consumer = consumer;
+    }
+
+    /**
+     * The stand-in for {@code original}, or an {@link IllegalStateException} naming {@code key} when
+     * the listener asks for something {@link SafeOrderlyConsumer} does not do.
+     */
+    static SafeOrderlyListenerContainer replacing(DefaultRocketMQListenerContainer original, NativeStrategy strategy, String key, Environment env) {
+        String group = original.getConsumerGroup();
+        RocketMQMessageListener anno = original.getRocketMQMessageListener();
+        String refused = null;
+        if (original.getConsumeMode() != ConsumeMode.ORDERLY) {
+            refused = "its consumeMode is " + original.getConsumeMode() + ", and SafeOrderlyConsumer is orderly";
+        } else if (original.getMessageModel() != MessageModel.CLUSTERING) {
+            refused = "its messageModel is " + original.getMessageModel();
+        } else if (original.getSelectorType() != SelectorType.TAG || !"*".equals(original.getSelectorExpression().trim())) {
+            refused = "it filters (" + original.getSelectorType() + " " + original.getSelectorExpression() + "); SafeOrderlyConsumer takes every message";
+        } else if (original.getRocketMQListener() == null) {
+            refused = "it is a RocketMQReplyListener";
+        } else if (notEmpty(original.getNamespace()) || notEmpty(original.getNamespaceV2())) {
+            refused = "it sets a namespace";
+        } else if (notEmpty(env.resolvePlaceholders(anno.accessKey())) || notEmpty(env.resolvePlaceholders(anno.secretKey()))) {
+            refused = "it signs requests (accessKey/secretKey)";
+        }
+        if (refused != null) {
+            throw new IllegalStateException(key + "=true cannot apply to the listener of group " + group + ": " + refused);
+        }
+        DefaultMQPushConsumer stock = original.getConsumer();
+        SafeOrderlyConsumer safe = new SafeOrderlyConsumer(group);
+        safe.setNamesrvAddr(stock.getNamesrvAddr());
+        safe.setInstanceName(stock.getInstanceName());
+        if (strategy != null) {
+            safe.setStrategy(strategy);
+        }
+        // From where a queue no one has consumed starts, as the container asked (TIMESTAMP has
+        // no timestamp setter here, so it is refused).
+        switch (stock.getConsumeFromWhere()) {
+            case CONSUME_FROM_FIRST_OFFSET:
+                safe.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
+                break;
+            case CONSUME_FROM_TIMESTAMP:
+                throw new IllegalStateException(key + "=true cannot apply to the listener of group " + group + ": it consumes from a timestamp");
+            default:
+                safe.setConsumeFrom(RebalanceConfig.ConsumeFrom.LAST_OFFSET);
+        }
+        safe.subscribe(original.getTopic());
+        long suspendMs = original.getSuspendCurrentQueueTimeMillis();
+        safe.registerMessageListener((MessageListenerOrderly) (List<MessageExt> msgs, ConsumeOrderlyContext context) -> {
+            for (MessageExt m : msgs) {
+                try {
+                    original.handleMessage(m);
+                } catch (Exception e) {
+                    context.setSuspendCurrentQueueTimeMillis(suspendMs);
+                    return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
+                }
+            }
+            return ConsumeOrderlyStatus.SUCCESS;
+        });
+        return new SafeOrderlyListenerContainer(original, safe);
+    }
+
+    private static boolean notEmpty(String s) {
+        return s != null && !s.isEmpty();
+    }
+
+    /** The consumer that consumes for this listener. */
+    public SafeOrderlyConsumer getSafeOrderlyConsumer() {
+        return consumer;
+    }
+
+    /** The container rocketmq-spring built; its {@code DefaultMQPushConsumer} is never started. */
+    public DefaultRocketMQListenerContainer getOriginal() {
+        return original;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (running) {
+            throw new IllegalStateException("container already running. " + this);
+        }
+        try {
+            consumer.start();
+        } catch (MQClientException e) {
+            throw new IllegalStateException("Failed to start SafeOrderlyConsumer for group " + getConsumerGroup(), e);
+        }
+        running = true;
+    }
+
+    /** Releases every queue as {@link SafeOrderlyConsumer#shutdown()} does: after its listener call returned. */
+    @Override
+    public synchronized void stop() {
+        if (running) {
+            consumer.shutdown();
+            running = false;
+        }
+    }
+
+    @Override
+    public void stop(Runnable callback) {
+        stop();
+        callback.run();
+    }
+
+    @Override
+    public void destroy() {
+        stop();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public void afterPropertiesSet() {
+        // Built from a container that rocketmq-spring already initialised.
+    }
+
+    @Override
+    public String getConsumerGroup() {
+        return original.getConsumerGroup();
+    }
+
+    @Override
+    public String getTopic() {
+        return original.getTopic();
+    }
+
+    @Override
+    public String getNameServer() {
+        return original.getNameServer();
+    }
+
+    @Override
+    public ConsumeMode getConsumeMode() {
+        return original.getConsumeMode();
+    }
+
+    @Override
+    public MessageModel getMessageModel() {
+        return original.getMessageModel();
+    }
+
+    @Override
+    public SelectorType getSelectorType() {
+        return original.getSelectorType();
+    }
+
+    @Override
+    public String getSelectorExpression() {
+        return original.getSelectorExpression();
+    }
+
+    @Override
+    @SuppressWarnings("rawtypes")
+    public RocketMQListener getRocketMQListener() {
+        return original.getRocketMQListener();
+    }
+
+    @Override
+    public RocketMQMessageListener getRocketMQMessageListener() {
+        return original.getRocketMQMessageListener();
+    }
+
+    /** rocketmq-spring's consumer, built but never started; {@link #getSafeOrderlyConsumer()} consumes. */
+    @Override
+    public DefaultMQPushConsumer getConsumer() {
+        return original.getConsumer();
+    }
+
+    @Override
+    public String toString() {
+        return "SafeOrderlyListenerContainer{group=" + getConsumerGroup() + ", topic=" + getTopic() + ", original=" + original + "}";
+    }
+}
