@@ -30,6 +30,8 @@ from mixed_group import OURS_STRATEGIES, QUEUES, Group, group_driver_args
 
 
 class SpringGroup(Group):
+    """A group that may also hold instances of the Spring Boot example application."""
+
     def start_spring(self, name, classpath, config, extra=()):
         cmd = [
             "java",

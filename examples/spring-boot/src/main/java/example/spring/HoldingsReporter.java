@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.rocketmqrebalance.spring.SafeOrderlyListenerContainer;
 
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.impl.consumer.ProcessQueue;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer;
@@ -104,8 +105,8 @@ public class HoldingsReporter {
         List<Integer> queues = new ArrayList<>();
         List<String> cids = new ArrayList<>();
         if (!last) {
-            consumer.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().forEach((MessageQueue q, Object pq) -> {
-                if (q.getTopic().equals(container.getTopic()) && !((org.apache.rocketmq.client.impl.consumer.ProcessQueue) pq).isDropped()) {
+            consumer.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().forEach((MessageQueue q, ProcessQueue pq) -> {
+                if (q.getTopic().equals(container.getTopic()) && !pq.isDropped()) {
                     queues.add(q.getQueueId());
                 }
             });
