@@ -47,7 +47,7 @@ const PER_TOPIC: [(FindingKind, &str, &str); 5] = [
     (FindingKind::DoubleHeld, "double_held_queues", "Queues of the topic held by two or more clients"),
     (FindingKind::UnexpectedHolder, "unexpected_holders", "Queues held by a client its own strategy does not give them"),
     (FindingKind::OrderlyLockStuck, "stuck_orderly_locks", "Orderly queues held without their lock past the broker's expiry"),
-    (FindingKind::NotPulled, "not_pulled_queues", "Held queues not pulled for more than 120 s"),
+    (FindingKind::NotPulled, "not_pulled_queues", "Held queues not pulled for more than 60 s"),
 ];
 
 impl Gauges {

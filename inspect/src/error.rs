@@ -20,6 +20,10 @@ pub enum Error {
     BadJson { at: usize, what: String },
     #[error("{what}: the answer lacks {field}")]
     MissingField { what: &'static str, field: String },
+    /// A success with no body: a Go client that fails to encode its running info answers so,
+    /// its reason in the remark.
+    #[error("{what}: the answer has no body{}", if .remark.is_empty() { String::new() } else { format!(", and says: {remark}") })]
+    EmptyAnswer { what: &'static str, remark: String },
     #[error("{what} refused with code {code}: {remark}")]
     Refused { what: &'static str, code: i32, remark: String },
 }

@@ -116,7 +116,7 @@ fn ask(conn: &mut Connection, request: ReadOnly, pairs: &[(&str, &str)], timeout
         return Err(Error::Refused { what: request.name(), code: answer.code, remark: answer.remark.unwrap_or_default() });
     }
     if answer.body.is_empty() {
-        return Err(Error::MissingField { what: request.name(), field: "a body".into() });
+        return Err(Error::EmptyAnswer { what: request.name(), remark: answer.remark.unwrap_or_default() });
     }
     Json::parse(&answer.body)
 }

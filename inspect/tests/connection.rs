@@ -124,3 +124,22 @@ fn only_read_only_codes_exist() {
     assert_eq!(codes, [105, 38, 203, 307, 208, 352]);
     assert!(!codes.contains(&41) && !codes.contains(&42), "LOCK_BATCH_MQ and UNLOCK_BATCH_MQ are not reads");
 }
+
+#[test]
+fn a_success_without_a_body_says_the_clients_remark() {
+    // rocketmq-client-go answers running info so when it cannot encode its statistics: code 0, no
+    // body, the encoder's error in the remark (seen on the test command's cluster).
+    let addr = serve(|s, req| {
+        let r = RemotingCommand {
+            flag: 1,
+            opaque: req.opaque,
+            remark: Some("json marshal error: json: unsupported value: NaN".into()),
+            ..RemotingCommand::default()
+        };
+        s.write_all(&frame(&r.encode())).unwrap();
+    });
+    let mut c = Connection::open(&addr, SHORT).unwrap();
+    let err = rocketmq_rebalance_inspect::requests::running_info(&mut c, "G", "192.0.2.2@1").unwrap_err();
+    assert!(matches!(&err, Error::EmptyAnswer { remark, .. } if remark.ends_with("unsupported value: NaN")), "{err:?}");
+    assert!(err.to_string().contains("has no body, and says: json marshal error"), "{err}");
+}

@@ -13,9 +13,5 @@ cd "$root"
 source scripts/lib/e2e-common.sh
 
 echo "-- building: the Go test consumer (bindings/go/e2e/consumer), the Java test classes and their classpath"
-scripts/build-go.sh > /dev/null
 state=$(mktemp -d "${TMPDIR:-/tmp}/rmq-mixed.XXXXXX")
-(cd bindings/go && go build -o "$state/go-consumer" ./e2e/consumer)
-cargo build --locked -q -p rocketmq-rebalance-cli
-java_cp=$(java_test_classpath "$state")
-run_driver "mixed group e2e" "$state" 20 python3 tests/e2e/mixed_group.py --java-cp "$java_cp" --go-consumer "$state/go-consumer" --rmq-rebalance target/debug/rmq-rebalance --state "$state"
+run_group_driver "mixed group e2e" tests/e2e/mixed_group.py "$state"

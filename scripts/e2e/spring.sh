@@ -22,9 +22,4 @@ for v in "${boots[@]}"; do
     package dependency:build-classpath -Dmdep.outputFile="$state/boot-$v.cp" > /dev/null
   boot_args+=(--boot "$v" "$state/boot-$v/classes:$(cat "$state/boot-$v.cp")")
 done
-scripts/build-go.sh > /dev/null
-(cd bindings/go && go build -o "$state/go-consumer" ./e2e/consumer)
-cargo build --locked -q -p rocketmq-rebalance-cli
-java_cp=$(java_test_classpath "$state")
-run_driver "spring e2e" "$state" 20 python3 tests/e2e/spring_group.py --java-cp "$java_cp" --go-consumer "$state/go-consumer" \
-  --rmq-rebalance target/debug/rmq-rebalance --state "$state" "${boot_args[@]}"
+run_group_driver "spring e2e" tests/e2e/spring_group.py "$state" "${boot_args[@]}"

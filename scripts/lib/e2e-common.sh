@@ -44,3 +44,19 @@ run_java_driver() {
   java_cp=$(java_test_classpath "$state")
   run_driver "$name" "$state" 15 python3 "$driver" --java-cp "$java_cp" --state "$state" "$@"
 }
+
+# A driver whose processes are Go and Java test consumers (tests/e2e/mixed_group.py and those that
+# share its Group): builds the Go test consumer into the state folder $3, the CLI and the Java test
+# classpath, then runs the driver $2 with the paths of all three, $1 naming it in messages; the
+# rest of the arguments go to the driver too.
+run_group_driver() {
+  local name=$1 driver=$2 state=$3
+  shift 3
+  scripts/build-go.sh > /dev/null
+  (cd bindings/go && go build -o "$state/go-consumer" ./e2e/consumer)
+  cargo build --locked -q -p rocketmq-rebalance-cli
+  local java_cp
+  java_cp=$(java_test_classpath "$state")
+  run_driver "$name" "$state" 20 python3 "$driver" --java-cp "$java_cp" --go-consumer "$state/go-consumer" \
+    --rmq-rebalance target/debug/rmq-rebalance --state "$state" "$@"
+}

@@ -47,7 +47,7 @@ class Group:
         self.procs = Processes(self.dir)
         self.sent = 0
 
-    def start_java(self, name, strategy, instance="-", extra_topic="-"):
+    def start_java(self, name, strategy, instance="-", extra_topic="-", mode="concurrent"):
         cmd = java(
             self.args.java_cp,
             "JavaConsumerMain",
@@ -59,12 +59,13 @@ class Group:
             self.dir,
             instance,
             extra_topic,
+            mode,
             log_root=self.dir / "logs",
         )
-        self._spawn(name, cmd, f"java {strategy}")
+        self._spawn(name, cmd, f"java {strategy} {mode}")
 
-    def start_go(self, name, strategy):
-        self._spawn(name, [self.args.go_consumer, self.args.namesrv, self.group, self.topic, strategy, name, str(self.dir)], f"go {strategy}")
+    def start_go(self, name, strategy, mode="concurrent"):
+        self._spawn(name, [self.args.go_consumer, self.args.namesrv, self.group, self.topic, strategy, name, str(self.dir), mode], f"go {strategy} {mode}")
 
     def _spawn(self, name, cmd, label):
         self.procs.spawn(name, cmd)

@@ -11,9 +11,14 @@ use crate::MessageQueue;
 /// another client keeps renewing it. (Java stamps `lastLockTimestamp` on success only; Go stamps it
 /// on every attempt, so a Go holder's age says nothing and is not judged.)
 pub const LOCK_EXPIRY_MS: i64 = 60_000;
-/// Java's `ProcessQueue` calls a queue idle after 120 s without a pull (`PULL_MAX_IDLE_TIME`);
-/// a push consumer long-polls, so a live queue is pulled at least every 30 s even when empty.
-pub const PULL_IDLE_MS: i64 = 120_000;
+/// A push consumer stamps a queue's last pull each time its pull loop comes round, also when flow
+/// control, a pause or a missing orderly lock makes it wait, and a long poll returns within 15 s
+/// (Java) or 20 s (Go) even when empty, so a live queue is stamped at least every 30 s or so. Both
+/// clients drop a queue unstamped for 120 s (Java's `PULL_MAX_IDLE_TIME`, Go's `_PullMaxIdleTime`)
+/// and take it again, whose new pull blocks again if the cause stays: the age cycles below about
+/// 140 s. Judging at 120 s would show the fault only in the seconds before each drop; at 60 s, twice
+/// the longest normal gap, it shows for most of each cycle.
+pub const PULL_IDLE_MS: i64 = 60_000;
 
 pub(super) fn judge(snapshot: &Snapshot, judged: &[&str], lag: &BTreeMap<&MessageQueue, i64>, findings: &mut Vec<Finding>) {
     for c in &snapshot.clients {
@@ -46,7 +51,7 @@ pub(super) fn judge(snapshot: &Snapshot, judged: &[&str], lag: &BTreeMap<&Messag
                 );
                 findings.push(on(FindingKind::OrderlyLockStuck, std::iter::once(c.client_id.clone()).chain(others).collect(), detail));
             } else if pushes && h.last_pull_ms > 0 && snapshot.taken_at_ms - h.last_pull_ms > PULL_IDLE_MS {
-                let detail = format!("{} holds {} but has not pulled it for {pull_age} s (Java calls a queue idle after 120 s)", c.client_id, short(&h.queue));
+                let detail = format!("{} holds {} but has not pulled it for {pull_age} s (a live pull loop comes round within about 30 s; the client itself drops a queue idle for 120 s and takes it again)", c.client_id, short(&h.queue));
                 findings.push(on(FindingKind::NotPulled, vec![c.client_id.clone()], detail));
             }
         }

@@ -63,7 +63,11 @@ pub(super) fn duplicates(snapshot: &Snapshot, members: &[String], findings: &mut
 /// The likely reason a client gave no running info, from what its connection says.
 fn likely_reason(snapshot: &Snapshot, client: &str, error: &str) -> &'static str {
     let conn = snapshot.connections.iter().find(|c| c.client_id == client);
-    if error.contains("timed out") {
+    if error.contains("unsupported value: NaN") {
+        // rocketmq-client-go divides by the time between the first and last sample of a rate,
+        // 0/0 while a statistic has one sample, and its JSON encoder refuses the NaN.
+        "the Go client could not encode its own statistics (a rate over a single sample, as in the seconds after a topic's first messages, is NaN to it): ask again"
+    } else if error.contains("timed out") {
         "it did not answer within the broker's 10 s relay (a busy or frozen process, or a client that does not implement the request)"
     } else if conn.is_some_and(|c| !matches!(c.language.as_str(), "JAVA" | "GO")) {
         "its language's client may not implement running info (gRPC clients behind a proxy do not)"

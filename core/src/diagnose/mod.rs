@@ -54,7 +54,7 @@ pub enum FindingKind {
     RunningInfoUnavailable,
     /// What this diagnosis does not judge, said rather than guessed: broadcasting groups, POP.
     NotJudged,
-    /// A held queue not pulled for longer than Java's own idle limit (120 s).
+    /// A held queue whose pull loop has not come round for 60 s (twice a live loop's longest gap).
     NotPulled,
 }
 

@@ -124,6 +124,18 @@ fn brokers_that_disagree_and_silent_clients_are_findings() {
 }
 
 #[test]
+fn a_go_client_that_cannot_encode_its_statistics_is_told_apart() {
+    // The error inspect records for rocketmq-client-go's empty answer (its remark, as read on the
+    // test command's cluster): the likely reason names the NaN, not a timeout or a missing feature.
+    let mut s = snapshot(vec![client("a@1", held(&[0, 1])), client("b@1", held(&[2, 3]))]);
+    let error = "GET_CONSUMER_RUNNING_INFO: the answer has no body, and says: json marshal error: json: unsupported value: NaN";
+    s.clients[1] = ClientState { client_id: "b@1".into(), running: None, error: Some(error.into()) };
+    let d = diagnose(&s, &avg);
+    let silent = d.findings.iter().find(|f| f.kind == FindingKind::RunningInfoUnavailable).expect("b@1 did not answer");
+    assert!(silent.detail.contains("could not encode its own statistics") && silent.detail.contains("ask again"), "{}", silent.detail);
+}
+
+#[test]
 fn the_snapshot_and_the_findings_keep_their_json_form() {
     let s = snapshot(vec![client("a@1", held(&[0]))]);
     let text = serde_json::to_string(&s).unwrap();

@@ -149,12 +149,14 @@ fn an_orderly_queue_refused_past_the_lock_expiry_is_stuck_and_an_idle_one_not_pu
         }
     }
     orderly(&mut s, 0);
-    // Client 0's first queue: refused for 61 s. Client 1's (not orderly) first: unpulled for 121 s.
-    // Client 0's second: refused for 59 s, within the expiry: nothing yet.
+    // Client 0's first queue: refused for 61 s. Client 1's (not orderly) first: unpulled for 61 s.
+    // Client 0's second: refused for 59 s, within the expiry, and client 1's second unpulled for
+    // 59 s, within the idle limit: nothing yet.
     let a = &mut s.clients[0].running.as_mut().unwrap().held;
     (a[0].locked, a[0].last_lock_ms) = (false, now - 61_000);
     (a[1].locked, a[1].last_lock_ms) = (false, now - 59_000);
-    s.clients[1].running.as_mut().unwrap().held[0].last_pull_ms = now - 121_000;
+    s.clients[1].running.as_mut().unwrap().held[0].last_pull_ms = now - 61_000;
+    s.clients[1].running.as_mut().unwrap().held[1].last_pull_ms = now - 59_000;
     s.offsets = vec![QueueOffsets { queue: share(&avg, IDS[0])[0].clone(), broker_offset: 50, consumer_offset: 8 }];
     let d = diagnose(&s, &|_| Some(avg.clone()));
     assert_eq!(kinds(&d), [FindingKind::OrderlyLockStuck, FindingKind::NotPulled], "{:?}", d.findings);

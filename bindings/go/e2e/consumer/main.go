@@ -1,10 +1,16 @@
 // Command consumer is one rocketmq-client-go push consumer as its own process, for the
 // mixed-language group test (scripts/e2e/mixed-go.sh):
 //
-//	consumer <namesrv> <group> <topic> ours|goclient <name> <state-dir>
+//	consumer <namesrv> <group> <topic> ours|goclient <name> <state-dir> [concurrent|orderly|hang]
 //
 // "ours" allocates with rmqrebalance.ConsistentHash(10).AllocateStrategy(), "goclient" with the Go
-// client's own consumer.AllocateByConsistentHash(10). Every allocation for the topic is written to
+// client's own consumer.AllocateByConsistentHash(10). The mode (default concurrent) is for the
+// inspect liveness test (tests/e2e/liveness_group.py): "orderly" consumes orderly, as the Go client
+// does it (it never unlocks a queue it gives up); "hang" consumes concurrently with one consume
+// goroutine whose listener never returns until shutdown, pulling one message at a time: each
+// queue's hand-over loop waits for that goroutine, its channel of 32 pulled batches fills, and the
+// pull loop blocks on it, so a queue sent 35 messages or more goes unpulled while the process lives
+// (flow control would stamp the pull time, but it starts only past 1,024 cached messages). Every allocation for the topic is written to
 // <name>.held.json (the shape the Java test consumer writes: name, client_id, language, strategy,
 // round, cids, queues, stopped); every consumed body is appended to <name>.consumed. SIGTERM shuts
 // the consumer down, so the group sees it leave.
@@ -86,11 +92,15 @@ func appendLine(path string, data []byte) error {
 }
 
 func main() {
-	if len(os.Args) != 7 {
-		fmt.Fprintln(os.Stderr, "usage: consumer <namesrv> <group> <topic> ours|goclient <name> <state-dir>")
+	if len(os.Args) != 7 && len(os.Args) != 8 {
+		fmt.Fprintln(os.Stderr, "usage: consumer <namesrv> <group> <topic> ours|goclient <name> <state-dir> [concurrent|orderly|hang]")
 		os.Exit(2)
 	}
 	namesrv, group, topic, kind, name, dir := os.Args[1], os.Args[2], os.Args[3], os.Args[4], os.Args[5], os.Args[6]
+	mode := "concurrent"
+	if len(os.Args) == 8 {
+		mode = os.Args[7]
+	}
 	var inner consumer.AllocateStrategy
 	switch kind {
 	case "ours":
@@ -134,18 +144,35 @@ func main() {
 	var outMu sync.Mutex
 	consumed := bufio.NewWriter(out)
 
-	c, err := consumer.NewPushConsumer(
+	options := []consumer.Option{
 		consumer.WithGroupName(group),
 		consumer.WithNsResolver(primitive.NewPassthroughResolver([]string{namesrv})),
 		consumer.WithConsumerModel(consumer.Clustering),
 		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
 		consumer.WithStrategy(recording),
-	)
+	}
+	// hung is closed at shutdown: a "hang" listener waits on it.
+	hung := make(chan struct{})
+	switch mode {
+	case "concurrent":
+	case "orderly":
+		options = append(options, consumer.WithConsumerOrder(true))
+	case "hang":
+		options = append(options, consumer.WithConsumeGoroutineNums(1), consumer.WithConsumeMessageBatchMaxSize(1), consumer.WithPullBatchSize(1))
+	default:
+		fmt.Fprintln(os.Stderr, "mode must be concurrent, orderly or hang, not", mode)
+		os.Exit(2)
+	}
+	c, err := consumer.NewPushConsumer(options...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	err = c.Subscribe(topic, consumer.MessageSelector{}, func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+		if mode == "hang" {
+			<-hung
+			return consumer.ConsumeRetryLater, nil
+		}
 		outMu.Lock()
 		defer outMu.Unlock()
 		for _, m := range msgs {
@@ -168,6 +195,7 @@ func main() {
 	}
 	fmt.Println(name, "started")
 	<-stop
+	close(hung)
 	if err := c.Shutdown(); err != nil {
 		fmt.Fprintln(os.Stderr, "shutdown:", err)
 	}

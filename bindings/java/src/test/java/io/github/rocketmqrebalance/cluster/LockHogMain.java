@@ -1,0 +1,79 @@
+package io.github.rocketmqrebalance.cluster;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Collections;
+import java.util.Set;
+
+import org.apache.rocketmq.client.impl.MQClientAPIImpl;
+import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.protocol.body.LockBatchRequestBody;
+import org.apache.rocketmq.remoting.protocol.route.BrokerData;
+import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
+import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
+
+/**
+ * Another process that takes an orderly queue's broker lock the moment it is free, and keeps
+ * renewing it: what a consumer frozen past the broker's lock expiry (a long GC pause, a stopped
+ * container) finds when it wakes up, for the inspect liveness test
+ * ({@code orderly_lock_stuck}). {@code LockHogMain <namesrv> <group> <topic> <queue-id> <state-dir>}
+ * asks for the lock of that queue on the topic's first broker every 500 ms, under its own client
+ * id, and writes {@code hog.granted} (the wall-clock time of the first grant) once the broker grants
+ * it. It is not a member of the group: no heartbeat, no rebalance. SIGTERM ends it; the lock then
+ * lapses after the broker's expiry (60 s).
+ */
+public final class LockHogMain {
+    private LockHogMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 5) {
+            System.err.println("usage: LockHogMain <namesrv> <group> <topic> <queue-id> <state-dir>");
+            System.exit(2);
+        }
+        String group = args[1];
+        String topic = args[2];
+        int queueId = Integer.parseInt(args[3]);
+        Path granted = Paths.get(args[4]).resolve("hog.granted");
+        DefaultMQAdminExt admin = new DefaultMQAdminExt(15_000);
+        admin.setNamesrvAddr(args[0]);
+        admin.setInstanceName("lock-hog-" + ProcessHandle.current().pid());
+        admin.start();
+        try {
+            TopicRouteData route = admin.examineTopicRouteInfo(topic);
+            BrokerData broker = route.getBrokerDatas().get(0);
+            String addr = broker.selectBrokerAddr();
+            MessageQueue mq = new MessageQueue(topic, broker.getBrokerName(), queueId);
+            LockBatchRequestBody body = new LockBatchRequestBody();
+            body.setConsumerGroup(group);
+            body.setClientId("lock-hog@" + ProcessHandle.current().pid());
+            body.setMqSet(Collections.singleton(mq));
+            MQClientAPIImpl api = admin.getDefaultMQAdminExtImpl().getMqClientInstance().getMQClientAPIImpl();
+            System.out.println("asking for the lock of " + mq + " at " + addr + " as " + body.getClientId());
+            boolean held = false;
+            while (true) {
+                Set<MessageQueue> ok;
+                try {
+                    ok = api.lockBatchMQ(addr, body, 3_000);
+                } catch (Exception e) {
+                    System.out.println("lock request failed: " + e);
+                    Thread.sleep(500);
+                    continue;
+                }
+                if (ok.contains(mq) && !held) {
+                    held = true;
+                    Files.write(granted, Long.toString(System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8));
+                    System.out.println("granted");
+                } else if (!ok.contains(mq) && held) {
+                    held = false;
+                    System.out.println("lost");
+                }
+                Thread.sleep(500);
+            }
+        } finally {
+            admin.shutdown();
+        }
+    }
+}
