@@ -7,14 +7,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.rocketmq.client.impl.MQClientAPIImpl;
+import org.apache.rocketmq.common.MixAll;
 import org.apache.rocketmq.common.message.MessageQueue;
-import org.apache.rocketmq.remoting.protocol.admin.ConsumeStats;
 import org.apache.rocketmq.remoting.protocol.admin.OffsetWrapper;
 import org.apache.rocketmq.remoting.protocol.body.Connection;
 import org.apache.rocketmq.remoting.protocol.body.ConsumerConnection;
 import org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo;
 import org.apache.rocketmq.remoting.protocol.body.ProcessQueueInfo;
 import org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData;
+import org.apache.rocketmq.remoting.protocol.route.BrokerData;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 
 /**
@@ -59,8 +61,18 @@ public final class AdminOracleMain {
         out.put("connections", connections);
         out.put("clients", clients);
         List<Map<String, Object>> offsets = new ArrayList<>();
-        ConsumeStats stats = admin.examineConsumeStats(group);
-        for (Map.Entry<MessageQueue, OffsetWrapper> e : new TreeMap<>(stats.getOffsetTable()).entrySet()) {
+        // The request inspect sends (GET_CONSUME_STATS, every master of the group's retry topic),
+        // decoded by the client's own ConsumeStats. Not examineConsumeStats: 5.x's first asks each
+        // broker for topic configs (GET_TOPIC_CONFIG), which a 4.9 broker does not serve.
+        Map<MessageQueue, OffsetWrapper> table = new TreeMap<>();
+        MQClientAPIImpl api = admin.getDefaultMQAdminExtImpl().getMqClientInstance().getMQClientAPIImpl();
+        for (BrokerData broker : admin.examineTopicRouteInfo(MixAll.getRetryTopic(group)).getBrokerDatas()) {
+            String master = broker.getBrokerAddrs().get(MixAll.MASTER_ID);
+            if (master != null) {
+                table.putAll(api.getConsumeStats(master, group, 15_000).getOffsetTable());
+            }
+        }
+        for (Map.Entry<MessageQueue, OffsetWrapper> e : table.entrySet()) {
             Map<String, Object> o = new LinkedHashMap<>();
             o.put("queue", queue(e.getKey()));
             o.put("broker_offset", e.getValue().getBrokerOffset());
