@@ -31,6 +31,12 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * broker {@link BrokerWatch} fences. The next offset of each
  * state is tracked here: a message below it (a stale buffer) is skipped, a gap makes it seek back
  * rather than consume past a message.
+ *
+ * <p>A queue's polled messages go to the listener {@code consumeMessageBatchMaxSize} at a time. A
+ * call that fails (any status but SUCCESS, or a throw) counts an attempt against each of its
+ * messages and suspends the queue for the context's {@code suspendCurrentQueueTimeMillis}, as
+ * Java's orderly consumer does; a message that has failed {@code maxReconsumeTimes} times goes to
+ * the dead-letter queue ({@link DeadLetters}) and the queue goes on past it.
  */
 final class ConsumeLoop implements Runnable {
     private static final Logger LOG = Logger.getLogger(ConsumeLoop.class.getName());
@@ -41,6 +47,8 @@ final class ConsumeLoop implements Runnable {
         final long generation;
         volatile long next;
         volatile long suspendedUntilMs;
+        /** Failed attempts per offset at or past {@code next} (touched under the consume lock only). */
+        final Map<Long, Integer> failures = new java.util.HashMap<>();
 
         Position(long generation, long next) {
             this.generation = generation;
@@ -54,6 +62,9 @@ final class ConsumeLoop implements Runnable {
     private final LongSupplier clock;
     /** False for a broker whose queues must not start a call now (out of reach, or its restart being handled). */
     private final Predicate<String> brokerOpen;
+    private final int batchMax;
+    private final int maxReconsumeTimes;
+    private final DeadLetters deadLetters;
     private final Map<MessageQueue, Position> positions = new ConcurrentHashMap<>();
     /** What the puller is assigned; a paused queue stays in it (the puller refuses an empty set). */
     private final Set<MessageQueue> assigned = ConcurrentHashMap.newKeySet();
@@ -62,13 +73,17 @@ final class ConsumeLoop implements Runnable {
     private volatile OffsetStore offsets;
     private volatile boolean running = true;
 
+    /** {@code maxReconsumeTimes} is the count itself (callers map Java's -1 to no limit). */
     ConsumeLoop(DefaultLitePullConsumer puller, MessageListenerOrderly listener, ConsumeLocks consumeLocks, LongSupplier clock,
-        Predicate<String> brokerOpen) {
+        Predicate<String> brokerOpen, int batchMax, int maxReconsumeTimes, DeadLetters deadLetters) {
         this.puller = puller;
         this.listener = listener;
         this.consumeLocks = consumeLocks;
         this.clock = clock;
         this.brokerOpen = brokerOpen;
+        this.batchMax = batchMax;
+        this.maxReconsumeTimes = maxReconsumeTimes;
+        this.deadLetters = deadLetters;
     }
 
     void bind(Rebalancer rebalancer, OffsetStore offsets) {
@@ -165,9 +180,7 @@ final class ConsumeLoop implements Runnable {
         return out;
     }
 
-    /** One listener call for {@code mq}, under its consume lock, if the engine still says so. */
-    // COMMIT is deprecated, but listeners written for it still return it: it is SUCCESS here.
-    @SuppressWarnings("deprecation")
+    /** Listener calls for {@code mq}'s polled messages, under its consume lock, while the engine says so. */
     private void consume(MessageQueue mq, List<MessageExt> batch) throws Exception {
         Position p = positions.get(mq);
         Rebalancer r = rebalancer;
@@ -180,45 +193,87 @@ final class ConsumeLoop implements Runnable {
         }
         lock.lock();
         try {
-            // False as well when the queue's current state is another generation than this one.
-            if (!r.isConsumable(mq, p.generation, clock.getAsLong())) {
-                return;
-            }
             List<MessageExt> fresh = new ArrayList<>();
             for (MessageExt m : batch) {
                 if (m.getQueueOffset() >= p.next) {
                     fresh.add(m);
                 }
             }
-            if (fresh.isEmpty()) {
-                return;
-            }
-            long first = fresh.get(0).getQueueOffset();
-            if (first > p.next || clock.getAsLong() < p.suspendedUntilMs || !brokerOpen.test(mq.getBrokerName())) {
-                // A gap, a suspended queue, or a fenced broker: fetch again from where the listener is.
-                puller.seek(mq, p.next);
-                return;
-            }
-            ConsumeOrderlyContext context = new ConsumeOrderlyContext(mq);
-            ConsumeOrderlyStatus status;
-            try {
-                status = listener.consumeMessage(Collections.unmodifiableList(fresh), context);
-            } catch (Throwable t) {
-                LOG.log(Level.WARNING, "listener threw for " + mq + "; the batch will be delivered again", t);
-                status = null;
-            }
-            if (status == ConsumeOrderlyStatus.SUCCESS || status == ConsumeOrderlyStatus.COMMIT) {
-                p.next = fresh.get(fresh.size() - 1).getQueueOffset() + 1;
-                // Before the consume lock is released: a release commits right after taking it.
-                offsets.updateOffset(mq, p.next, true);
-            } else {
-                long suspend = context.getSuspendCurrentQueueTimeMillis();
-                p.suspendedUntilMs = clock.getAsLong() + (suspend > 0 ? suspend : 1_000);
-                puller.seek(mq, p.next);
+            for (int from = 0; from < fresh.size(); from += batchMax) {
+                // False as well when the queue's current state is another generation than this one.
+                if (!r.isConsumable(mq, p.generation, clock.getAsLong())) {
+                    return;
+                }
+                List<MessageExt> call = fresh.subList(from, Math.min(fresh.size(), from + batchMax));
+                if (call.get(0).getQueueOffset() > p.next || clock.getAsLong() < p.suspendedUntilMs || !brokerOpen.test(mq.getBrokerName())
+                    || !call(mq, p, call)) {
+                    // A gap, a suspended queue, a fenced broker, or a failed call: fetch again from
+                    // where the listener is.
+                    puller.seek(mq, p.next);
+                    return;
+                }
             }
         } finally {
             lock.unlock();
         }
+    }
+
+    /** One listener call; true when the queue goes on (it succeeded, or its messages went to the dead-letter queue). */
+    // COMMIT is deprecated, but listeners written for it still return it: it is SUCCESS here.
+    @SuppressWarnings("deprecation")
+    private boolean call(MessageQueue mq, Position p, List<MessageExt> call) {
+        ConsumeOrderlyContext context = new ConsumeOrderlyContext(mq);
+        ConsumeOrderlyStatus status;
+        try {
+            status = listener.consumeMessage(Collections.unmodifiableList(call), context);
+        } catch (Throwable t) {
+            LOG.log(Level.WARNING, "listener threw for " + mq + "; a failed attempt, delivered again", t);
+            status = null;
+        }
+        if (status == ConsumeOrderlyStatus.SUCCESS || status == ConsumeOrderlyStatus.COMMIT) {
+            advance(mq, p, call.get(call.size() - 1).getQueueOffset() + 1);
+            return true;
+        }
+        if (deadLettered(mq, p, call) == call.size()) {
+            return true;
+        }
+        long suspend = context.getSuspendCurrentQueueTimeMillis();
+        p.suspendedUntilMs = clock.getAsLong() + (suspend > 0 ? suspend : 1_000);
+        return false;
+    }
+
+    /**
+     * Counts a failed attempt against each message of the call. As Java's
+     * {@code checkReconsumeTimes}, a message whose earlier failures reach {@code maxReconsumeTimes}
+     * goes to the dead-letter queue instead; here only the leading run of them (a queue is
+     * consumed in order, so the listener's position can pass only those), and a message whose
+     * send failed is counted and tried again. Returns how many went, the position moved past them.
+     */
+    private int deadLettered(MessageQueue mq, Position p, List<MessageExt> call) {
+        int sent = 0;
+        for (int i = 0; i < call.size(); i++) {
+            MessageExt m = call.get(i);
+            int before = p.failures.getOrDefault(m.getQueueOffset(), 0);
+            int attempts = m.getReconsumeTimes() + before;
+            // sent == i: every message before this one went, so the position can pass this one too.
+            if (sent == i && attempts >= maxReconsumeTimes && deadLetters.send(m, attempts, maxReconsumeTimes)) {
+                sent++;
+            } else {
+                p.failures.put(m.getQueueOffset(), before + 1);
+            }
+        }
+        if (sent > 0) {
+            advance(mq, p, call.get(sent - 1).getQueueOffset() + 1);
+        }
+        return sent;
+    }
+
+    /** The listener is done with everything below {@code next}: it is the offset to commit. */
+    private void advance(MessageQueue mq, Position p, long next) {
+        p.next = next;
+        p.failures.keySet().removeIf(offset -> offset < next);
+        // Before the consume lock is released: a release commits right after taking it.
+        offsets.updateOffset(mq, next, true);
     }
 
     private static void sleep(long ms) {

@@ -42,7 +42,9 @@ import org.apache.rocketmq.remoting.protocol.header.NotifyConsumerIdsChangedRequ
  * <p>Rounds run every 20 s, at once when the broker notifies that the group's ids changed, and 1 s after
  * a round that was unbalanced or skipped;
  * broker locks are renewed every 20 s; listener offsets are committed every second (synchronously,
- * those that moved) and whenever a queue is released. One thread calls the listener, queue after queue.
+ * those that moved) and whenever a queue is released. One thread calls the listener, queue after queue,
+ * {@link #setConsumeMessageBatchMaxSize} messages a call; a message that keeps failing goes to the
+ * dead-letter queue after {@link #setMaxReconsumeTimes} attempts.
  * Every second each broker of the held queues is asked for its start time ({@link BrokerWatch}): a
  * broker out of reach has its queues' consumption paused, and a restarted one (its lock table is
  * gone) is told to the engine before any call begins on it. Admin tools asking for its running info
@@ -67,6 +69,8 @@ public class SafeOrderlyConsumer {
     /** The offset last committed per queue, so the periodic commit sends only what moved. */
     private final Map<MessageQueue, Long> committed = new java.util.concurrent.ConcurrentHashMap<>();
     private MessageListenerOrderly listener;
+    private int consumeMessageBatchMaxSize = 1;
+    private int maxReconsumeTimes = -1;
 
     private MQClientInstance client;
     private ScheduledExecutorService rebalanceThread;
@@ -138,6 +142,32 @@ public class SafeOrderlyConsumer {
         this.rebalanceIntervalMs = ms;
     }
 
+    /**
+     * How many messages one listener call gets at most (default 1, as {@code DefaultMQPushConsumer};
+     * 1 to 1024). A queue's calls stay one after another, each under its consume lock.
+     */
+    public void setConsumeMessageBatchMaxSize(int size) {
+        if (size < 1 || size > 1024) {
+            throw new IllegalArgumentException("consumeMessageBatchMaxSize must be 1 to 1024, not " + size);
+        }
+        this.consumeMessageBatchMaxSize = size;
+    }
+
+    /**
+     * How many times a message may fail before it goes to the dead-letter queue
+     * {@code %DLQ%<group>} (default -1: never, as Java's orderly consumer, whose queue then waits on
+     * the message for ever). A call fails when the listener returns anything but SUCCESS or throws;
+     * the queue is suspended for the context's {@code suspendCurrentQueueTimeMillis} (1 s unless
+     * set) and the message delivered again. With a limit of N the listener sees it N + 1 times, then
+     * it is sent back through the broker as Java's orderly consumer sends it, and the queue goes on.
+     */
+    public void setMaxReconsumeTimes(int times) {
+        if (times < -1) {
+            throw new IllegalArgumentException("maxReconsumeTimes must be -1 (no limit) or more, not " + times);
+        }
+        this.maxReconsumeTimes = times;
+    }
+
     public void subscribe(String topic) {
         topics.add(topic);
     }
@@ -174,7 +204,8 @@ public class SafeOrderlyConsumer {
         timing.forEach(config::timing);
         ConsumeLocks consumeLocks = new ConsumeLocks();
         watch = new BrokerWatch(broker -> host.bootTimestamp(broker), broker -> schedule(() -> brokerRestarted(broker), 0));
-        loop = new ConsumeLoop(puller, listener, consumeLocks, SafeOrderlyConsumer::nowMs, watch::open);
+        loop = new ConsumeLoop(puller, listener, consumeLocks, SafeOrderlyConsumer::nowMs, watch::open, consumeMessageBatchMaxSize,
+            maxReconsumeTimes < 0 ? Integer.MAX_VALUE : maxReconsumeTimes, new DeadLetters(client, group));
         rebalanceThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-rebalance-" + group));
         host = new ClientHost(client, group, loop, consumeLocks, delay -> schedule(this::round, delay));
         rebalancer = new Rebalancer(config.build(), strategy);

@@ -71,6 +71,92 @@ class SafeOrderlyConsumerTest {
         }
     }
 
+    /**
+     * With {@code maxReconsumeTimes} 2, a message whose call keeps returning SUSPEND (for the
+     * context's 50 ms) and one whose call keeps throwing are each delivered 3 times, then stored in
+     * {@code %DLQ%<group>} (read from the broker's own store), and each queue goes on to the message
+     * after it; every other message is delivered once.
+     */
+    @Test
+    void aMessageThatKeepsFailingGoesToTheDeadLetterQueueAndItsQueueGoesOn() throws Exception {
+        String topic = "SAFE_DLQ";
+        String group = "GID_" + topic;
+        try (LocalCluster cluster = LocalCluster.start()) {
+            cluster.createTopic(topic, 2);
+            Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+            java.util.List<String> consumed = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            SafeOrderlyConsumer c = new SafeOrderlyConsumer(group);
+            c.setNamesrvAddr(cluster.namesrvAddr());
+            c.setInstanceName("dlq");
+            c.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
+            c.setMaxReconsumeTimes(2);
+            c.subscribe(topic);
+            c.registerMessageListener((msgs, context) -> {
+                assertEquals(1, msgs.size(), "one message a call by default");
+                String body = new String(msgs.get(0).getBody(), StandardCharsets.UTF_8);
+                calls.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet();
+                if (body.equals("poison")) {
+                    context.setSuspendCurrentQueueTimeMillis(50);
+                    return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
+                }
+                if (body.equals("boom")) {
+                    throw new IllegalStateException("a listener that throws fails its call");
+                }
+                consumed.add(body);
+                return ConsumeOrderlyStatus.SUCCESS;
+            });
+            c.start();
+            DefaultMQProducer producer = Patient.producer("PG_" + topic, cluster.namesrvAddr());
+            producer.setInstanceName("dlq-producer");
+            producer.start();
+            try {
+                String[][] queues = {{"a0", "poison", "a1"}, {"boom", "b1"}};
+                for (int q = 0; q < queues.length; q++) {
+                    int queue = q;
+                    for (String body : queues[q]) {
+                        Message m = new Message(topic, body.getBytes(StandardCharsets.UTF_8));
+                        assertEquals(SendStatus.SEND_OK, Patient.send(() -> producer.send(m, (mqs, msg, arg) -> mqs.get((Integer) arg), queue)).getSendStatus());
+                    }
+                }
+                long deadline = System.currentTimeMillis() + 120_000;
+                while (consumed.size() < 3 && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(100);
+                }
+                String dlq = org.apache.rocketmq.common.MixAll.getDLQTopic(group);
+                org.apache.rocketmq.store.MessageStore store = cluster.broker().getMessageStore();
+                while (store.getMaxOffsetInQueue(dlq, 0) < 2 && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(100);
+                }
+                assertEquals(java.util.Arrays.asList("a0", "a1"), queueOrder(consumed, "a"), "queue 0 went on past the dead letter, in order");
+                assertEquals(java.util.Collections.singletonList("b1"), queueOrder(consumed, "b"));
+                assertEquals(3, calls.get("poison").get(), "delivered 1 + maxReconsumeTimes times");
+                assertEquals(3, calls.get("boom").get(), "a throw is a failed attempt too");
+                calls.forEach((body, n) -> assertTrue(body.equals("poison") || body.equals("boom") || n.get() == 1, body + " delivered " + n));
+                java.util.Set<String> dead = new java.util.TreeSet<>();
+                org.apache.rocketmq.store.GetMessageResult got = store.getMessage("test-reader", dlq, 0, 0, 10, null);
+                try {
+                    for (java.nio.ByteBuffer b : got.getMessageBufferList()) {
+                        MessageExt m = org.apache.rocketmq.common.message.MessageDecoder.decode(b);
+                        dead.add(new String(m.getBody(), StandardCharsets.UTF_8));
+                        assertEquals(topic, m.getProperty(org.apache.rocketmq.common.message.MessageConst.PROPERTY_RETRY_TOPIC), "the original topic travels along");
+                    }
+                } finally {
+                    got.release();
+                }
+                assertEquals(new java.util.TreeSet<>(java.util.Arrays.asList("boom", "poison")), dead, "both in " + dlq);
+            } finally {
+                c.shutdown();
+                producer.shutdown();
+            }
+        }
+    }
+
+    private static java.util.List<String> queueOrder(java.util.List<String> consumed, String prefix) {
+        synchronized (consumed) {
+            return consumed.stream().filter(b -> b.startsWith(prefix)).collect(java.util.stream.Collectors.toList());
+        }
+    }
+
     private static SafeOrderlyConsumer consumer(LocalCluster cluster, String name, Set<String> consumed, QueueOccupancy occupancy,
                                                 Map<String, Integer> lastSeq, AtomicInteger outOfOrder) throws Exception {
         SafeOrderlyConsumer c = new SafeOrderlyConsumer("GID_" + TOPIC);

@@ -27,7 +27,8 @@ import org.springframework.core.env.Environment;
  * does), but consumed by a {@link SafeOrderlyConsumer}, whose handoff never has a queue in two
  * consumers' listeners at once. The original container's {@code DefaultMQPushConsumer} is never
  * started. A listener that throws is retried after the annotation's
- * {@code suspendCurrentQueueTimeMillis}, as rocketmq-spring's orderly container does.
+ * {@code suspendCurrentQueueTimeMillis}, as rocketmq-spring's orderly container does, and after the
+ * annotation's {@code maxReconsumeTimes} failures (if set) goes to the dead-letter queue.
  *
  * <p>A subclass only so that rocketmq-spring, which asks the context for its containers by this
  * type, gets this one; every lifecycle method is this class's own, and the parent's fields are unused.
@@ -85,6 +86,10 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
                 safe.setConsumeFrom(RebalanceConfig.ConsumeFrom.LAST_OFFSET);
         }
         safe.subscribe(original.getTopic());
+        // The annotation's maxReconsumeTimes (-1: never give up, as rocketmq-spring's orderly
+        // container) and batch size, which the container gave its stock consumer.
+        safe.setMaxReconsumeTimes(stock.getMaxReconsumeTimes());
+        safe.setConsumeMessageBatchMaxSize(stock.getConsumeMessageBatchMaxSize());
         long suspendMs = original.getSuspendCurrentQueueTimeMillis();
         safe.registerMessageListener((MessageListenerOrderly) (List<MessageExt> msgs, ConsumeOrderlyContext context) -> {
             for (MessageExt m : msgs) {
