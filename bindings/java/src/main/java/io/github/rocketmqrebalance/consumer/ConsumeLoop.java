@@ -25,7 +25,8 @@ import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
  * Pulling and the listener. The lite-pull consumer (assign mode, committing nothing) fetches the
- * queues the engine dispatched; one thread polls and calls the listener queue by queue, each call
+ * queues the engine dispatched; one thread polls, and {@link QueueWorkers} call the listener, queues
+ * in parallel and each queue one call after another, each call
  * under that queue state's consume lock and only while the engine says the state is consumable,
  * so a queue being released or whose lock was lost gets no further call, nor does a queue of a
  * broker {@link BrokerWatch} fences. The next offset of each
@@ -69,6 +70,7 @@ final class ConsumeLoop implements Runnable {
     /** What the puller is assigned; a paused queue stays in it (the puller refuses an empty set). */
     private final Set<MessageQueue> assigned = ConcurrentHashMap.newKeySet();
     private final Set<MessageQueue> paused = ConcurrentHashMap.newKeySet();
+    private volatile QueueWorkers workers;
     private volatile Rebalancer rebalancer;
     private volatile OffsetStore offsets;
     private volatile boolean running = true;
@@ -89,6 +91,11 @@ final class ConsumeLoop implements Runnable {
     void bind(Rebalancer rebalancer, OffsetStore offsets) {
         this.rebalancer = rebalancer;
         this.offsets = offsets;
+    }
+
+    /** The pool that calls the listener; set before the loop runs. */
+    void useWorkers(QueueWorkers workers) {
+        this.workers = workers;
     }
 
     /** Where the engine started {@code mq}'s current state: what the puller's offset store answers. */
@@ -124,6 +131,7 @@ final class ConsumeLoop implements Runnable {
             return;
         }
         positions.remove(mq);
+        workers.forget(mq);
         if (assigned.size() == 1) {
             // assign() refuses an empty set: the last queue stays assigned, paused.
             puller.pause(Collections.singletonList(mq));
@@ -146,7 +154,7 @@ final class ConsumeLoop implements Runnable {
                 List<MessageExt> polled = puller.poll(POLL_MS);
                 recordPulls();
                 for (Map.Entry<MessageQueue, List<MessageExt>> e : byQueue(polled).entrySet()) {
-                    consume(e.getKey(), e.getValue());
+                    workers.offer(e.getKey(), e.getValue());
                 }
             } catch (Throwable t) {
                 if (running) {
@@ -180,16 +188,19 @@ final class ConsumeLoop implements Runnable {
         return out;
     }
 
-    /** Listener calls for {@code mq}'s polled messages, under its consume lock, while the engine says so. */
-    private void consume(MessageQueue mq, List<MessageExt> batch) throws Exception {
+    /**
+     * Listener calls for {@code mq}'s polled messages, under its consume lock, while the engine says
+     * so; false when it sought the puller back to where the listener is (the rest are stale).
+     */
+    boolean consume(MessageQueue mq, List<MessageExt> batch) throws Exception {
         Position p = positions.get(mq);
         Rebalancer r = rebalancer;
         if (p == null || r == null) {
-            return;
+            return true;
         }
         ReentrantLock lock = consumeLocks.of(mq, p.generation);
         if (lock == null) {
-            return;
+            return true;
         }
         lock.lock();
         try {
@@ -202,7 +213,7 @@ final class ConsumeLoop implements Runnable {
             for (int from = 0; from < fresh.size(); from += batchMax) {
                 // False as well when the queue's current state is another generation than this one.
                 if (!r.isConsumable(mq, p.generation, clock.getAsLong())) {
-                    return;
+                    return true;
                 }
                 List<MessageExt> call = fresh.subList(from, Math.min(fresh.size(), from + batchMax));
                 if (call.get(0).getQueueOffset() > p.next || clock.getAsLong() < p.suspendedUntilMs || !brokerOpen.test(mq.getBrokerName())
@@ -210,9 +221,10 @@ final class ConsumeLoop implements Runnable {
                     // A gap, a suspended queue, a fenced broker, or a failed call: fetch again from
                     // where the listener is.
                     puller.seek(mq, p.next);
-                    return;
+                    return false;
                 }
             }
+            return true;
         } finally {
             lock.unlock();
         }

@@ -42,7 +42,8 @@ import org.apache.rocketmq.remoting.protocol.header.NotifyConsumerIdsChangedRequ
  * <p>Rounds run every 20 s, at once when the broker notifies that the group's ids changed, and 1 s after
  * a round that was unbalanced or skipped;
  * broker locks are renewed every 20 s; listener offsets are committed every second (synchronously,
- * those that moved) and whenever a queue is released. One thread calls the listener, queue after queue,
+ * those that moved) and whenever a queue is released. A pool of {@link #setConsumeThreadMin} threads
+ * calls the listener, queues in parallel and each queue one call after another,
  * {@link #setConsumeMessageBatchMaxSize} messages a call; a message that keeps failing goes to the
  * dead-letter queue after {@link #setMaxReconsumeTimes} attempts.
  * Every second each broker of the held queues is asked for its start time ({@link BrokerWatch}): a
@@ -71,6 +72,10 @@ public class SafeOrderlyConsumer {
     private MessageListenerOrderly listener;
     private int consumeMessageBatchMaxSize = 1;
     private int maxReconsumeTimes = -1;
+    private int consumeThreadMin = 20;
+    private int consumeThreadMax = 20;
+    private int pullThresholdForQueue = 1000;
+    private QueueWorkers workers;
 
     private MQClientInstance client;
     private ScheduledExecutorService rebalanceThread;
@@ -86,6 +91,9 @@ public class SafeOrderlyConsumer {
         this.group = group;
         this.puller = new DefaultLitePullConsumer(group);
         puller.setAutoCommit(false);
+        // The push consumer's defaults (the lite-pull consumer's own batch is 10).
+        puller.setPullBatchSize(32);
+        puller.setPullThresholdForQueue(pullThresholdForQueue);
         puller.setOffsetStore(SilentOffsetStore.create(mq -> loop == null ? null : loop.startOffset(mq)));
     }
 
@@ -168,6 +176,54 @@ public class SafeOrderlyConsumer {
         this.maxReconsumeTimes = times;
     }
 
+    /**
+     * The consume thread pool (default 20 and 20, as {@code DefaultMQPushConsumer}; as there, the
+     * pool's work queue is unbounded, so it runs {@code consumeThreadMin} threads). Queues are
+     * consumed in parallel, each queue one call after another under its consume lock.
+     */
+    public void setConsumeThreadMin(int threads) {
+        if (threads < 1 || threads > 1000) {
+            throw new IllegalArgumentException("consumeThreadMin must be 1 to 1000, not " + threads);
+        }
+        this.consumeThreadMin = threads;
+    }
+
+    /** See {@link #setConsumeThreadMin}. */
+    public void setConsumeThreadMax(int threads) {
+        if (threads < 1 || threads > 1000) {
+            throw new IllegalArgumentException("consumeThreadMax must be 1 to 1000, not " + threads);
+        }
+        this.consumeThreadMax = threads;
+    }
+
+    /**
+     * Flow control: a queue with this many messages fetched and not yet given to the listener is
+     * fetched no further until they are (default 1000, as {@code DefaultMQPushConsumer}).
+     */
+    public void setPullThresholdForQueue(int messages) {
+        if (messages < 1 || messages > 65535) {
+            throw new IllegalArgumentException("pullThresholdForQueue must be 1 to 65535, not " + messages);
+        }
+        this.pullThresholdForQueue = messages;
+        puller.setPullThresholdForQueue(messages);
+    }
+
+    /** Flow control by size: the fetched bytes per queue held back at most, in MiB (default 100, as Java). */
+    public void setPullThresholdSizeForQueue(int mib) {
+        if (mib < 1 || mib > 1024) {
+            throw new IllegalArgumentException("pullThresholdSizeForQueue must be 1 to 1024 (MiB), not " + mib);
+        }
+        puller.setPullThresholdSizeForQueue(mib);
+    }
+
+    /** How many messages one pull fetches from a queue (default 32, as {@code DefaultMQPushConsumer}). */
+    public void setPullBatchSize(int messages) {
+        if (messages < 1 || messages > 1024) {
+            throw new IllegalArgumentException("pullBatchSize must be 1 to 1024, not " + messages);
+        }
+        puller.setPullBatchSize(messages);
+    }
+
     public void subscribe(String topic) {
         topics.add(topic);
     }
@@ -206,6 +262,18 @@ public class SafeOrderlyConsumer {
         watch = new BrokerWatch(broker -> host.bootTimestamp(broker), broker -> schedule(() -> brokerRestarted(broker), 0));
         loop = new ConsumeLoop(puller, listener, consumeLocks, SafeOrderlyConsumer::nowMs, watch::open, consumeMessageBatchMaxSize,
             maxReconsumeTimes < 0 ? Integer.MAX_VALUE : maxReconsumeTimes, new DeadLetters(client, group));
+        workers = new QueueWorkers(loop::consume, new QueueWorkers.Fetching() {
+            @Override
+            public void pause(MessageQueue mq) {
+                puller.pause(java.util.Collections.singletonList(mq));
+            }
+
+            @Override
+            public void resume(MessageQueue mq) {
+                puller.resume(java.util.Collections.singletonList(mq));
+            }
+        }, pullThresholdForQueue, consumeThreadMin, consumeThreadMax, group);
+        loop.useWorkers(workers);
         rebalanceThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-rebalance-" + group));
         host = new ClientHost(client, group, loop, consumeLocks, delay -> schedule(this::round, delay));
         rebalancer = new Rebalancer(config.build(), strategy);
@@ -411,19 +479,27 @@ public class SafeOrderlyConsumer {
         });
     }
 
+    /** {@link #shutdown(long)} waiting up to 60 s. */
+    public void shutdown() {
+        shutdown(60_000);
+    }
+
     /**
      * Releases every queue (commit, then unlock, each after its listener call returned), waiting up
-     * to 60 s for running listener calls, then stops pulling. Queues still busy after that stay
-     * locked until the broker expires the lock.
+     * to {@code awaitTerminateMillis} for running listener calls, then stops pulling. Queues still
+     * busy after that stay locked until the broker expires the lock (60 s after the last renewal),
+     * so no other consumer starts on them while a call may still run. Java's push consumer, by
+     * contrast, waits {@code awaitTerminateMillis} (0 by default) for its consume threads and then
+     * unlocks every queue, running call or not.
      */
-    public synchronized void shutdown() {
+    public synchronized void shutdown(long awaitTerminateMillis) {
         if (rebalancer == null || stopping) {
             return;
         }
+        long deadline = nowMs() + Math.max(0, awaitTerminateMillis);
         try {
             rebalanceThread.submit(() -> {
                 stopping = true;
-                long deadline = nowMs() + 60_000;
                 RoundReport report = rebalancer.shutdown(nowMs(), host);
                 while (!report.deferred.isEmpty() && nowMs() < deadline) {
                     Thread.sleep(100);
@@ -447,6 +523,7 @@ public class SafeOrderlyConsumer {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            workers.shutdown(Math.max(0, deadline - nowMs()));
             puller.shutdown();
             rebalancer.close();
         }

@@ -151,6 +151,162 @@ class SafeOrderlyConsumerTest {
         }
     }
 
+    /**
+     * A call that does not return holds up only its own queue: queue 0's first message blocks its
+     * call until every message of queue 1 has been consumed, which happens only if another thread
+     * consumes queue 1 meanwhile (one listener thread would wait out the 120 s latch, and the test
+     * fails). Queue 0's second message comes only after its first call returned: one call at a
+     * time per queue.
+     */
+    @Test
+    void aSlowCallHoldsUpOnlyItsOwnQueue() throws Exception {
+        String topic = "SAFE_PARALLEL";
+        try (LocalCluster cluster = LocalCluster.start()) {
+            cluster.createTopic(topic, 2);
+            java.util.concurrent.CountDownLatch queue1Done = new java.util.concurrent.CountDownLatch(5);
+            java.util.concurrent.atomic.AtomicBoolean slowRunning = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicBoolean waitedOut = new java.util.concurrent.atomic.AtomicBoolean();
+            AtomicInteger consumedBesideSlow = new AtomicInteger();
+            java.util.List<String> queue0 = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            QueueOccupancy occupancy = new QueueOccupancy();
+            SafeOrderlyConsumer c = new SafeOrderlyConsumer("GID_" + topic);
+            c.setNamesrvAddr(cluster.namesrvAddr());
+            c.setInstanceName("parallel");
+            c.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
+            c.setConsumeThreadMin(2);
+            c.subscribe(topic);
+            c.registerMessageListener((msgs, context) -> {
+                String body = new String(msgs.get(0).getBody(), StandardCharsets.UTF_8);
+                occupancy.call(context.getMessageQueue().getQueueId(), "parallel", () -> {
+                    if (body.equals("slow")) {
+                        slowRunning.set(true);
+                        try {
+                            waitedOut.set(!queue1Done.await(120, java.util.concurrent.TimeUnit.SECONDS));
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        slowRunning.set(false);
+                    } else if (body.startsWith("q1-")) {
+                        if (slowRunning.get()) {
+                            consumedBesideSlow.incrementAndGet();
+                        }
+                        queue1Done.countDown();
+                    }
+                    if (body.equals("slow") || body.equals("after")) {
+                        queue0.add(body);
+                    }
+                });
+                return ConsumeOrderlyStatus.SUCCESS;
+            });
+            c.start();
+            DefaultMQProducer producer = Patient.producer("PG_" + topic, cluster.namesrvAddr());
+            producer.setInstanceName("parallel-producer");
+            producer.start();
+            try {
+                send(producer, topic, 0, "slow");
+                long deadline = System.currentTimeMillis() + 120_000;
+                while (!slowRunning.get() && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertTrue(slowRunning.get(), "the slow call began");
+                send(producer, topic, 0, "after");
+                for (int i = 0; i < 5; i++) {
+                    send(producer, topic, 1, "q1-" + i);
+                }
+                while (queue0.size() < 2 && System.currentTimeMillis() < deadline + 120_000) {
+                    Thread.sleep(50);
+                }
+            } finally {
+                c.shutdown();
+                producer.shutdown();
+            }
+            assertTrue(!waitedOut.get(), "queue 1 was consumed while queue 0's call ran (else the latch waited out)");
+            assertEquals(5, consumedBesideSlow.get(), "every queue-1 message consumed during the slow call");
+            assertEquals(java.util.Arrays.asList("slow", "after"), queue0, "queue 0 in order, its second call after the first");
+            assertEquals(0, occupancy.overlaps(), "never two calls at once on one queue");
+        }
+    }
+
+    /**
+     * Flow control holds pulls back: with {@code pullThresholdForQueue} 10 and a call that does not
+     * return, the broker serves the group a few batches of the 200 messages waiting (what the puller
+     * caches, plus the backlog that paused it), counted by the broker's own statistics once they
+     * stop growing; once the call returns, all 200 are consumed.
+     */
+    @Test
+    void flowControlHoldsPullsBackWhileACallDoesNotReturn() throws Exception {
+        String topic = "SAFE_FLOW";
+        String group = "GID_" + topic;
+        try (LocalCluster cluster = LocalCluster.start()) {
+            cluster.createTopic(topic, 1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            Set<String> consumed = ConcurrentHashMap.newKeySet();
+            SafeOrderlyConsumer c = new SafeOrderlyConsumer(group);
+            c.setNamesrvAddr(cluster.namesrvAddr());
+            c.setInstanceName("flow");
+            c.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
+            c.setPullThresholdForQueue(10);
+            c.setPullBatchSize(5);
+            c.subscribe(topic);
+            c.registerMessageListener((msgs, context) -> {
+                try {
+                    release.await(180, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                msgs.forEach(m -> consumed.add(new String(m.getBody(), StandardCharsets.UTF_8)));
+                return ConsumeOrderlyStatus.SUCCESS;
+            });
+            DefaultMQProducer producer = Patient.producer("PG_" + topic, cluster.namesrvAddr());
+            producer.setInstanceName("flow-producer");
+            producer.start();
+            long served;
+            try {
+                for (int i = 0; i < 200; i++) {
+                    send(producer, topic, 0, "m" + i);
+                }
+                c.start();
+                org.apache.rocketmq.store.stats.BrokerStatsManager stats = cluster.broker().getBrokerStatsManager();
+                String key = stats.buildStatsKey(topic, group);
+                java.util.function.LongSupplier servedNow = () -> {
+                    org.apache.rocketmq.common.stats.StatsItem item = stats.getStatsItem(org.apache.rocketmq.common.stats.Stats.GROUP_GET_NUMS, key);
+                    return item == null ? 0 : item.getValue().sum();
+                };
+                // Until the count has stood still for 5 s (the first pull comes within a round).
+                long deadline = System.currentTimeMillis() + 120_000;
+                long last = -1;
+                long stillSince = System.currentTimeMillis();
+                while (System.currentTimeMillis() < deadline) {
+                    long now = servedNow.getAsLong();
+                    if (now != last || now == 0) {
+                        last = now;
+                        stillSince = System.currentTimeMillis();
+                    } else if (System.currentTimeMillis() - stillSince >= 5_000) {
+                        break;
+                    }
+                    Thread.sleep(100);
+                }
+                served = last;
+                release.countDown();
+                long consumedBy = System.currentTimeMillis() + 120_000;
+                while (consumed.size() < 200 && System.currentTimeMillis() < consumedBy) {
+                    Thread.sleep(100);
+                }
+            } finally {
+                release.countDown();
+                c.shutdown();
+                producer.shutdown();
+            }
+            assertTrue(served > 0 && served < 100, "the broker served " + served + " of 200 while the call did not return");
+            assertEquals(200, consumed.size(), "all consumed once the call returned");
+        }
+    }
+
+    private static void send(DefaultMQProducer producer, String topic, int queue, String body) throws Exception {
+        Message m = new Message(topic, body.getBytes(StandardCharsets.UTF_8));
+        assertEquals(SendStatus.SEND_OK, Patient.send(() -> producer.send(m, (mqs, msg, arg) -> mqs.get((Integer) arg), queue)).getSendStatus());
+    }
+
     private static java.util.List<String> queueOrder(java.util.List<String> consumed, String prefix) {
         synchronized (consumed) {
             return consumed.stream().filter(b -> b.startsWith(prefix)).collect(java.util.stream.Collectors.toList());

@@ -86,10 +86,16 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
                 safe.setConsumeFrom(RebalanceConfig.ConsumeFrom.LAST_OFFSET);
         }
         safe.subscribe(original.getTopic());
-        // The annotation's maxReconsumeTimes (-1: never give up, as rocketmq-spring's orderly
-        // container) and batch size, which the container gave its stock consumer.
+        // What the container gave its stock consumer from the annotation and the push consumer's
+        // defaults: maxReconsumeTimes (-1: never give up, as rocketmq-spring's orderly container),
+        // the batch size, the consume threads and the flow control.
         safe.setMaxReconsumeTimes(stock.getMaxReconsumeTimes());
         safe.setConsumeMessageBatchMaxSize(stock.getConsumeMessageBatchMaxSize());
+        safe.setConsumeThreadMin(stock.getConsumeThreadMin());
+        safe.setConsumeThreadMax(stock.getConsumeThreadMax());
+        safe.setPullThresholdForQueue(stock.getPullThresholdForQueue());
+        safe.setPullThresholdSizeForQueue(stock.getPullThresholdSizeForQueue());
+        safe.setPullBatchSize(stock.getPullBatchSize());
         long suspendMs = original.getSuspendCurrentQueueTimeMillis();
         safe.registerMessageListener((MessageListenerOrderly) (List<MessageExt> msgs, ConsumeOrderlyContext context) -> {
             for (MessageExt m : msgs) {

@@ -1,0 +1,137 @@
+package io.github.rocketmqrebalance.consumer;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
+
+/**
+ * The consume thread pool. Each queue's polled messages wait in its backlog, and one task at a
+ * time per queue hands them to the listener: queues are consumed in parallel, each queue one call
+ * after another (a slow call holds up only its own queue). A backlog that reaches
+ * {@code pullThresholdForQueue} messages pauses that queue's fetching until it is handed over, as
+ * the push consumer's flow control does. The pool is Java's: {@code consumeThreadMin} core threads
+ * over an unbounded work queue (so, as in Java, {@code consumeThreadMax} adds no thread).
+ */
+final class QueueWorkers {
+    private static final Logger LOG = Logger.getLogger(QueueWorkers.class.getName());
+
+    /** Consumes what it can of a queue's messages, in order; false when the rest are stale (it sought the puller back). */
+    interface Listener {
+        boolean consume(MessageQueue mq, List<MessageExt> batch) throws Exception;
+    }
+
+    /** Stops and restarts fetching one queue. */
+    interface Fetching {
+        void pause(MessageQueue mq);
+
+        void resume(MessageQueue mq);
+    }
+
+    /** One queue's messages not yet handed over; guarded by itself. */
+    private static final class Backlog {
+        final ArrayDeque<MessageExt> messages = new ArrayDeque<>();
+        boolean draining;
+        boolean paused;
+    }
+
+    private final Listener listener;
+    private final Fetching fetching;
+    private final int threshold;
+    private final ThreadPoolExecutor pool;
+    private final Map<MessageQueue, Backlog> backlogs = new ConcurrentHashMap<>();
+
+    QueueWorkers(Listener listener, Fetching fetching, int threshold, int threadMin, int threadMax, String name) {
+        this.listener = listener;
+        this.fetching = fetching;
+        this.threshold = threshold;
+        AtomicInteger n = new AtomicInteger();
+        this.pool = new ThreadPoolExecutor(threadMin, Math.max(threadMin, threadMax), 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+            r -> new Thread(r, "SafeOrderlyConsumer-consume-" + name + "-" + n.incrementAndGet()));
+    }
+
+    /** Adds polled messages of {@code mq} to its backlog, and starts its task unless one runs. */
+    void offer(MessageQueue mq, List<MessageExt> messages) {
+        Backlog b = backlogs.computeIfAbsent(mq, q -> new Backlog());
+        boolean start;
+        synchronized (b) {
+            b.messages.addAll(messages);
+            if (b.messages.size() >= threshold && !b.paused) {
+                b.paused = true;
+                fetching.pause(mq);
+            }
+            start = !b.draining;
+            b.draining = true;
+        }
+        if (start) {
+            try {
+                pool.execute(() -> drain(mq, b));
+            } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+                synchronized (b) {
+                    b.draining = false;
+                }
+            }
+        }
+    }
+
+    /** Forgets what was polled for {@code mq} and not yet handed over (the engine dropped it). */
+    void forget(MessageQueue mq) {
+        Backlog b = backlogs.get(mq);
+        if (b != null) {
+            synchronized (b) {
+                b.messages.clear();
+            }
+        }
+    }
+
+    private void drain(MessageQueue mq, Backlog b) {
+        while (true) {
+            List<MessageExt> batch;
+            synchronized (b) {
+                if (b.paused) {
+                    b.paused = false;
+                    fetching.resume(mq);
+                }
+                if (b.messages.isEmpty() || pool.isShutdown()) {
+                    b.draining = false;
+                    return;
+                }
+                batch = new ArrayList<>(b.messages);
+                b.messages.clear();
+            }
+            boolean inStep;
+            try {
+                inStep = listener.consume(mq, batch);
+            } catch (Throwable t) {
+                LOG.log(Level.WARNING, "consuming " + mq, t);
+                inStep = false;
+            }
+            if (!inStep) {
+                // Fetched again from where the listener is: what waits here came before the seek.
+                forget(mq);
+            }
+        }
+    }
+
+    /** Starts no new call, and waits up to {@code awaitMs} for the running ones to return. */
+    void shutdown(long awaitMs) {
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(awaitMs, TimeUnit.MILLISECONDS)) {
+                LOG.warning("listener calls still running after " + awaitMs + " ms; their queues stay locked until they return");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
