@@ -66,6 +66,7 @@ final class ConsumeLoop implements Runnable {
     private final int batchMax;
     private final int maxReconsumeTimes;
     private final DeadLetters deadLetters;
+    private final ConsumeStatistics statistics;
     private final Map<MessageQueue, Position> positions = new ConcurrentHashMap<>();
     /** What the puller is assigned; a paused queue stays in it (the puller refuses an empty set). */
     private final Set<MessageQueue> assigned = ConcurrentHashMap.newKeySet();
@@ -77,7 +78,7 @@ final class ConsumeLoop implements Runnable {
 
     /** {@code maxReconsumeTimes} is the count itself (callers map Java's -1 to no limit). */
     ConsumeLoop(DefaultLitePullConsumer puller, MessageListenerOrderly listener, ConsumeLocks consumeLocks, LongSupplier clock,
-        Predicate<String> brokerOpen, int batchMax, int maxReconsumeTimes, DeadLetters deadLetters) {
+        Predicate<String> brokerOpen, int batchMax, int maxReconsumeTimes, DeadLetters deadLetters, ConsumeStatistics statistics) {
         this.puller = puller;
         this.listener = listener;
         this.consumeLocks = consumeLocks;
@@ -86,6 +87,7 @@ final class ConsumeLoop implements Runnable {
         this.batchMax = batchMax;
         this.maxReconsumeTimes = maxReconsumeTimes;
         this.deadLetters = deadLetters;
+        this.statistics = statistics;
     }
 
     void bind(Rebalancer rebalancer, OffsetStore offsets) {
@@ -154,6 +156,7 @@ final class ConsumeLoop implements Runnable {
                 List<MessageExt> polled = puller.poll(POLL_MS);
                 recordPulls();
                 for (Map.Entry<MessageQueue, List<MessageExt>> e : byQueue(polled).entrySet()) {
+                    statistics.pulled(e.getKey().getTopic(), e.getValue().size());
                     workers.offer(e.getKey(), e.getValue());
                 }
             } catch (Throwable t) {
@@ -236,13 +239,16 @@ final class ConsumeLoop implements Runnable {
     private boolean call(MessageQueue mq, Position p, List<MessageExt> call) {
         ConsumeOrderlyContext context = new ConsumeOrderlyContext(mq);
         ConsumeOrderlyStatus status;
+        long began = clock.getAsLong();
         try {
             status = listener.consumeMessage(Collections.unmodifiableList(call), context);
         } catch (Throwable t) {
             LOG.log(Level.WARNING, "listener threw for " + mq + "; a failed attempt, delivered again", t);
             status = null;
         }
-        if (status == ConsumeOrderlyStatus.SUCCESS || status == ConsumeOrderlyStatus.COMMIT) {
+        boolean succeeded = status == ConsumeOrderlyStatus.SUCCESS || status == ConsumeOrderlyStatus.COMMIT;
+        statistics.called(mq.getTopic(), call.size(), clock.getAsLong() - began, succeeded);
+        if (succeeded) {
             advance(mq, p, call.get(call.size() - 1).getQueueOffset() + 1);
             return true;
         }

@@ -27,7 +27,7 @@ import org.apache.rocketmq.remoting.protocol.header.GetConsumerRunningInfoReques
  * from its lite-pull consumer, which knows only what is assigned to it: a queue the engine released
  * can stay assigned (paused), a queue waiting for its broker lock shows as held, and the strategy
  * is not named. The client's own answer is still built (subscriptions, its other properties) and
- * only its queue table and three properties are replaced; requests for other groups of the same
+ * only its queue table, its status table (per-topic consume statistics) and three properties are replaced; requests for other groups of the same
  * client instance go to the client's processor untouched.
  */
 final class RunningInfo {
@@ -39,6 +39,9 @@ final class RunningInfo {
         Map<MessageQueue, QueueState> held();
 
         long committedOffset(MessageQueue mq);
+
+        /** Per-topic consume statistics (Java's {@code statusTable}). */
+        TreeMap<String, org.apache.rocketmq.remoting.protocol.body.ConsumeStatus> status();
     }
 
     static void install(MQClientInstance client, String group, NativeStrategy strategy, Supplier<State> state, LongSupplier engineNowMs) {
@@ -64,6 +67,7 @@ final class RunningInfo {
                 ConsumerRunningInfo info = ConsumerRunningInfo.decode(answer.getBody(), ConsumerRunningInfo.class);
                 long wallMinusEngine = System.currentTimeMillis() - engineNowMs.getAsLong();
                 info.setMqTable(table(s.held(), s::committedOffset, wallMinusEngine));
+                info.setStatusTable(s.status());
                 info.getProperties().put("allocateMessageQueueStrategy", String.valueOf(strategy));
                 info.getProperties().put(ConsumerRunningInfo.PROP_CONSUME_ORDERLY, "true");
                 info.getProperties().put("consumerImplementation", SafeOrderlyConsumer.class.getName());

@@ -260,8 +260,9 @@ public class SafeOrderlyConsumer {
         timing.forEach(config::timing);
         ConsumeLocks consumeLocks = new ConsumeLocks();
         watch = new BrokerWatch(broker -> host.bootTimestamp(broker), broker -> schedule(() -> brokerRestarted(broker), 0));
+        ConsumeStatistics statistics = new ConsumeStatistics(SafeOrderlyConsumer::nowMs);
         loop = new ConsumeLoop(puller, listener, consumeLocks, SafeOrderlyConsumer::nowMs, watch::open, consumeMessageBatchMaxSize,
-            maxReconsumeTimes < 0 ? Integer.MAX_VALUE : maxReconsumeTimes, new DeadLetters(client, group));
+            maxReconsumeTimes < 0 ? Integer.MAX_VALUE : maxReconsumeTimes, new DeadLetters(client, group), statistics);
         workers = new QueueWorkers(loop::consume, new QueueWorkers.Fetching() {
             @Override
             public void pause(MessageQueue mq) {
@@ -293,6 +294,11 @@ public class SafeOrderlyConsumer {
             @Override
             public long committedOffset(MessageQueue mq) {
                 return host.offsets().readOffset(mq, org.apache.rocketmq.client.consumer.store.ReadOffsetType.READ_FROM_MEMORY);
+            }
+
+            @Override
+            public java.util.TreeMap<String, org.apache.rocketmq.remoting.protocol.body.ConsumeStatus> status() {
+                return statistics.table();
             }
         }, SafeOrderlyConsumer::nowMs);
         rebalanceThread.scheduleWithFixedDelay(this::round, 0, rebalanceIntervalMs, TimeUnit.MILLISECONDS);

@@ -144,6 +144,8 @@ class SafeOrderlyConsumerTest {
                     got.release();
                 }
                 assertEquals(new java.util.TreeSet<>(java.util.Arrays.asList("boom", "poison")), dead, "both in " + dlq);
+                // Each of the two was delivered 3 times and failed each time: 6 failed messages.
+                assertEquals(6, runningInfo(cluster, producer, group, c).getStatusTable().get(topic).getConsumeFailedMsgs(), "failed messages in the running info");
             } finally {
                 c.shutdown();
                 producer.shutdown();
@@ -345,11 +347,10 @@ class SafeOrderlyConsumerTest {
      * mqadmin and inspect do): the queues the engine holds, locked, and the strategy it runs.
      */
     private static void runningInfoIsTheEngines(LocalCluster cluster, DefaultMQProducer asker, SafeOrderlyConsumer c) throws Exception {
-        org.apache.rocketmq.client.impl.factory.MQClientInstance client =
-            org.apache.rocketmq.client.impl.MQClientManager.getInstance().getOrCreateMQClientInstance(asker);
-        String broker = "127.0.0.1:" + cluster.broker().getNettyServerConfig().getListenPort();
-        org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo info =
-            client.getMQClientAPIImpl().getConsumerRunningInfo(broker, "GID_" + TOPIC, c.getClientId(), false, 15_000);
+        org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo info = runningInfo(cluster, asker, "GID_" + TOPIC, c);
+        // 160 messages consumed within the last minute, none failed: the per-topic statistics.
+        org.apache.rocketmq.remoting.protocol.body.ConsumeStatus status = info.getStatusTable().get(TOPIC);
+        assertTrue(status != null && status.getConsumeOKTPS() > 0 && status.getConsumeFailedMsgs() == 0, String.valueOf(info.getStatusTable()));
         Map<org.apache.rocketmq.common.message.MessageQueue, io.github.rocketmqrebalance.engine.QueueState> held = c.heldQueues();
         assertEquals(held.keySet(), info.getMqTable().keySet(), "the queues the engine holds");
         info.getMqTable().forEach((mq, p) -> {
@@ -359,6 +360,15 @@ class SafeOrderlyConsumerTest {
         assertTrue(info.getProperties().getProperty("allocateMessageQueueStrategy").startsWith("io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragely"),
             info.getProperties().toString());
         assertEquals("true", info.getProperties().getProperty(org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo.PROP_CONSUME_ORDERLY));
+    }
+
+    /** {@code c}'s running info, asked through the broker as admin tools ask. */
+    private static org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo runningInfo(LocalCluster cluster, DefaultMQProducer asker, String group,
+        SafeOrderlyConsumer c) throws Exception {
+        org.apache.rocketmq.client.impl.factory.MQClientInstance client =
+            org.apache.rocketmq.client.impl.MQClientManager.getInstance().getOrCreateMQClientInstance(asker);
+        String broker = "127.0.0.1:" + cluster.broker().getNettyServerConfig().getListenPort();
+        return client.getMQClientAPIImpl().getConsumerRunningInfo(broker, group, c.getClientId(), false, 15_000);
     }
 
     /** Message i has key k(i mod 16), sent to queue (i mod 16) mod 8, body k<key>:<i div 16>. */

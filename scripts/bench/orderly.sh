@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Orderly consumption throughput, SafeOrderlyConsumer against DefaultMQPushConsumer +
+# MessageListenerOrderly, side by side on one real NameServer + Broker 5.3.3 in one JVM
+# (bench/OrderlyThroughputMain in bindings/java's tests): the same stored messages, a fresh group
+# per run, the sides alternating; prints each run and the table of medians docs/benchmarks.md shows.
+# Usage: scripts/bench/orderly.sh [messages (20000)] [runs (3)] [queue counts... (8 32)]
+set -euo pipefail
+cd "$(dirname "$0")/../../bindings/java"
+mvn -q -B -DskipTests test-compile
+mvn -q -B dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
+java -Xmx1g -Drocketmq.client.logUseSlf4j=false -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" \
+  io.github.rocketmqrebalance.bench.OrderlyThroughputMain "$@"
