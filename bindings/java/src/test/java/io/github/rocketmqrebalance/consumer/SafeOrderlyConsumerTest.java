@@ -19,6 +19,7 @@ import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -301,6 +302,69 @@ class SafeOrderlyConsumerTest {
             }
             assertTrue(served > 0 && served < 100, "the broker served " + served + " of 200 while the call did not return");
             assertEquals(200, consumed.size(), "all consumed once the call returned");
+        }
+    }
+
+    /**
+     * {@code shutdown(1000)} returns while a call still runs (it waits no longer than its bound for
+     * it); the idle queue was released (another client may lock it at the broker) and the busy one
+     * was not (the broker refuses it to another client until its lock expires), so no one starts on
+     * a queue whose call may still run. (That it waits 1 s and not the default 60 s is not
+     * asserted: only a clock could tell.)
+     */
+    @Test
+    void shutdownReturnsWhileACallRunsAndLeavesItsQueueLocked() throws Exception {
+        String topic = "SAFE_SHUTDOWN";
+        String group = "GID_" + topic;
+        try (LocalCluster cluster = LocalCluster.start()) {
+            cluster.createTopic(topic, 2);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean();
+            Set<String> consumed = ConcurrentHashMap.newKeySet();
+            SafeOrderlyConsumer c = new SafeOrderlyConsumer(group);
+            c.setNamesrvAddr(cluster.namesrvAddr());
+            c.setInstanceName("shutdown");
+            c.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
+            c.subscribe(topic);
+            c.registerMessageListener((msgs, context) -> {
+                String body = new String(msgs.get(0).getBody(), StandardCharsets.UTF_8);
+                if (body.equals("busy")) {
+                    running.set(true);
+                    try {
+                        release.await(180, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    running.set(false);
+                }
+                consumed.add(body);
+                return ConsumeOrderlyStatus.SUCCESS;
+            });
+            c.start();
+            DefaultMQProducer producer = Patient.producer("PG_" + topic, cluster.namesrvAddr());
+            producer.setInstanceName("shutdown-producer");
+            producer.start();
+            try {
+                send(producer, topic, 1, "idle");
+                send(producer, topic, 0, "busy");
+                long deadline = System.currentTimeMillis() + 120_000;
+                while (!(running.get() && consumed.contains("idle")) && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertTrue(running.get() && consumed.contains("idle"), "the busy call runs and the idle queue was consumed");
+                java.util.List<MessageQueue> mqs = producer.fetchPublishMessageQueues(topic);
+                c.shutdown(1_000);
+                assertTrue(running.get(), "shutdown returned while the call still ran");
+                org.apache.rocketmq.broker.client.rebalance.RebalanceLockManager locks = cluster.broker().getRebalanceLockManager();
+                MessageQueue busy = mqs.stream().filter(q -> q.getQueueId() == 0).findFirst().get();
+                MessageQueue idle = mqs.stream().filter(q -> q.getQueueId() == 1).findFirst().get();
+                assertTrue(locks.tryLock(group, idle, "another-client"), "the idle queue was unlocked at the broker");
+                assertTrue(!locks.tryLock(group, busy, "another-client"), "the busy queue is still locked to the consumer");
+            } finally {
+                release.countDown();
+                c.shutdown();
+                producer.shutdown();
+            }
         }
     }
 
