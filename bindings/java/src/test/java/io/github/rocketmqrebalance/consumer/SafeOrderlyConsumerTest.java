@@ -86,10 +86,7 @@ class SafeOrderlyConsumerTest {
             cluster.createTopic(topic, 2);
             Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
             java.util.List<String> consumed = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-            SafeOrderlyConsumer c = new SafeOrderlyConsumer(group);
-            c.setNamesrvAddr(cluster.namesrvAddr());
-            c.setInstanceName("dlq");
-            c.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
+            SafeOrderlyConsumer c = fromFirstOffset(cluster, group, "dlq");
             c.setMaxReconsumeTimes(2);
             c.subscribe(topic);
             c.registerMessageListener((msgs, context) -> {
@@ -107,9 +104,7 @@ class SafeOrderlyConsumerTest {
                 return ConsumeOrderlyStatus.SUCCESS;
             });
             c.start();
-            DefaultMQProducer producer = Patient.producer("PG_" + topic, cluster.namesrvAddr());
-            producer.setInstanceName("dlq-producer");
-            producer.start();
+            DefaultMQProducer producer = startProducer(cluster, topic, "dlq-producer");
             try {
                 String[][] queues = {{"a0", "poison", "a1"}, {"boom", "b1"}};
                 for (int q = 0; q < queues.length; q++) {
@@ -172,10 +167,7 @@ class SafeOrderlyConsumerTest {
             AtomicInteger consumedBesideSlow = new AtomicInteger();
             java.util.List<String> queue0 = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
             QueueOccupancy occupancy = new QueueOccupancy();
-            SafeOrderlyConsumer c = new SafeOrderlyConsumer("GID_" + topic);
-            c.setNamesrvAddr(cluster.namesrvAddr());
-            c.setInstanceName("parallel");
-            c.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
+            SafeOrderlyConsumer c = fromFirstOffset(cluster, "GID_" + topic, "parallel");
             c.setConsumeThreadMin(2);
             c.subscribe(topic);
             c.registerMessageListener((msgs, context) -> {
@@ -202,9 +194,7 @@ class SafeOrderlyConsumerTest {
                 return ConsumeOrderlyStatus.SUCCESS;
             });
             c.start();
-            DefaultMQProducer producer = Patient.producer("PG_" + topic, cluster.namesrvAddr());
-            producer.setInstanceName("parallel-producer");
-            producer.start();
+            DefaultMQProducer producer = startProducer(cluster, topic, "parallel-producer");
             try {
                 send(producer, topic, 0, "slow");
                 long deadline = System.currentTimeMillis() + 120_000;
@@ -244,10 +234,7 @@ class SafeOrderlyConsumerTest {
             cluster.createTopic(topic, 1);
             java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
             Set<String> consumed = ConcurrentHashMap.newKeySet();
-            SafeOrderlyConsumer c = new SafeOrderlyConsumer(group);
-            c.setNamesrvAddr(cluster.namesrvAddr());
-            c.setInstanceName("flow");
-            c.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
+            SafeOrderlyConsumer c = fromFirstOffset(cluster, group, "flow");
             c.setPullThresholdForQueue(10);
             c.setPullBatchSize(5);
             c.subscribe(topic);
@@ -260,9 +247,7 @@ class SafeOrderlyConsumerTest {
                 msgs.forEach(m -> consumed.add(new String(m.getBody(), StandardCharsets.UTF_8)));
                 return ConsumeOrderlyStatus.SUCCESS;
             });
-            DefaultMQProducer producer = Patient.producer("PG_" + topic, cluster.namesrvAddr());
-            producer.setInstanceName("flow-producer");
-            producer.start();
+            DefaultMQProducer producer = startProducer(cluster, topic, "flow-producer");
             long served;
             try {
                 for (int i = 0; i < 200; i++) {
@@ -321,10 +306,7 @@ class SafeOrderlyConsumerTest {
             java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
             java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean();
             Set<String> consumed = ConcurrentHashMap.newKeySet();
-            SafeOrderlyConsumer c = new SafeOrderlyConsumer(group);
-            c.setNamesrvAddr(cluster.namesrvAddr());
-            c.setInstanceName("shutdown");
-            c.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
+            SafeOrderlyConsumer c = fromFirstOffset(cluster, group, "shutdown");
             c.subscribe(topic);
             c.registerMessageListener((msgs, context) -> {
                 String body = new String(msgs.get(0).getBody(), StandardCharsets.UTF_8);
@@ -341,9 +323,7 @@ class SafeOrderlyConsumerTest {
                 return ConsumeOrderlyStatus.SUCCESS;
             });
             c.start();
-            DefaultMQProducer producer = Patient.producer("PG_" + topic, cluster.namesrvAddr());
-            producer.setInstanceName("shutdown-producer");
-            producer.start();
+            DefaultMQProducer producer = startProducer(cluster, topic, "shutdown-producer");
             try {
                 send(producer, topic, 1, "idle");
                 send(producer, topic, 0, "busy");
@@ -366,6 +346,22 @@ class SafeOrderlyConsumerTest {
                 producer.shutdown();
             }
         }
+    }
+
+    /** A consumer of {@code group} on the cluster, starting from the first offset; subscribe and start it. */
+    private static SafeOrderlyConsumer fromFirstOffset(LocalCluster cluster, String group, String instance) {
+        SafeOrderlyConsumer c = new SafeOrderlyConsumer(group);
+        c.setNamesrvAddr(cluster.namesrvAddr());
+        c.setInstanceName(instance);
+        c.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
+        return c;
+    }
+
+    private static DefaultMQProducer startProducer(LocalCluster cluster, String topic, String instance) throws Exception {
+        DefaultMQProducer producer = Patient.producer("PG_" + topic, cluster.namesrvAddr());
+        producer.setInstanceName(instance);
+        producer.start();
+        return producer;
     }
 
     private static void send(DefaultMQProducer producer, String topic, int queue, String body) throws Exception {
