@@ -31,7 +31,8 @@ enum Command {
     /// (read-only): queues nobody holds, queues held twice, holders their strategy does not name.
     Inspect(inspect::Args),
     /// Every strategy over a grid of group shapes: balance, idle members, and movement on one join
-    /// and one leave relative to the fewest moves any balanced assignment needs.
+    /// and one leave relative to the fewest moves any balanced assignment needs, and to the fair
+    /// share (Q/(C+1) for a join, Q/C for a leave).
     Compare(compare::Args),
 }
 

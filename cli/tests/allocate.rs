@@ -120,6 +120,24 @@ fn compare_without_slack_rows() {
     }
 }
 
+/// The fair-share yardstick, derived by hand for AVG on one topic of 4 queues and 2 members
+/// (10.0.0.0@4000 holds 0-1, 10.0.0.1@4001 holds 2-3). The newcomer 10.9.9.9@1 sorts last: AVG
+/// over 3 gives 0-1, 2 and 3, so 1 queue moves against a fair share of 4/3 (0.75). The second
+/// member leaves: the first takes 2 and 3, 2 moves against a fair share of 4/2 (1.00).
+#[test]
+fn compare_reports_movement_against_the_fair_share() {
+    let out = run(&["compare", "--topics", "1", "--queues", "4", "--members", "2", "--random-groups", "0", "--sticky-slack", "", "--json"], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let avg = v["summary"].as_array().unwrap().iter().find(|s| s["strategy"] == "AVG").unwrap();
+    assert_eq!((avg["join_fair_ratio"].as_f64().unwrap(), avg["leave_fair_ratio"].as_f64().unwrap()), (0.75, 1.0), "{avg}");
+    let cell = v["cells"].as_array().unwrap().iter().find(|c| c["strategy"] == "AVG").unwrap();
+    assert_eq!((cell["join_moved"].as_u64(), cell["leave_moved"].as_u64()), (Some(1), Some(2)), "{cell}");
+    let out = run(&["compare", "--topics", "1", "--queues", "4", "--members", "2", "--random-groups", "0", "--sticky-slack", ""], "");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("join: moved / fair share") && text.contains("| 0.75 | 1.00 |"), "{text}");
+}
+
 #[test]
 fn compare_reports_every_strategy_with_movement_against_the_bound() {
     let svg = std::env::temp_dir().join(format!("rmq-compare-{}.svg", std::process::id()));

@@ -1,5 +1,8 @@
-//! One group measured: its balance, and its movement on one join and one leave against the fewest
-//! moves any balanced assignment needs (`movement_bound`, an exact min-cost flow).
+//! One group measured: its balance, and its movement on one join and one leave against two
+//! yardsticks: the fewest moves any balanced assignment needs (`movement_bound`, an exact min-cost
+//! flow from this strategy's own last assignment), and the fair share, which no stateless strategy,
+//! balanced or not, beats in expectation: a join hands the newcomer Q/(C+1) queues, a leave hands
+//! out the leaver's Q/C.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -22,6 +25,9 @@ pub(super) struct Measured {
     /// is the price of pairing queues with members anew.
     pub join_forced: usize,
     pub leave_forced: usize,
+    /// Q/(C+1) and Q/C: the fair share of a join and of a leave.
+    pub join_fair: f64,
+    pub leave_fair: f64,
 }
 
 /// Owners as clients compute them: Java strategies per topic (RebalanceImpl), a strategy that
@@ -101,5 +107,7 @@ pub(super) fn measure(strategy: &dyn Strategy, queues: &[MessageQueue], ids: &[S
         leave_bound: if left.is_empty() { 0 } else { lower_bound(&before, queues, &left) },
         join_forced: forced(&per_topic, &after_join),
         leave_forced: forced(&per_topic, &after_leave),
+        join_fair: queues.len() as f64 / joined.len() as f64,
+        leave_fair: queues.len() as f64 / ids.len() as f64,
     })
 }

@@ -25,6 +25,8 @@ pub(super) struct Group {
     pub leave_bound: usize,
     pub join_forced: usize,
     pub leave_forced: usize,
+    pub join_fair: f64,
+    pub leave_fair: f64,
 }
 
 /// A strategy over all the random groups.
@@ -43,6 +45,9 @@ pub(super) struct Summary {
     /// is in choosing counts; the rest (moved / forced) is the pairing of queues with members.
     pub join_forced_ratio: f64,
     pub leave_forced_ratio: f64,
+    /// Sum moved / sum of fair shares (Q/(C+1) for a join, Q/C for a leave).
+    pub join_fair_ratio: f64,
+    pub leave_fair_ratio: f64,
 }
 
 /// A Java client id: `ip@pid#nanotime`.
@@ -104,6 +109,8 @@ pub(super) fn group(name: &str, strategy: &dyn Strategy, seed: u64, index: usize
         leave_bound: m.leave_bound,
         join_forced: m.join_forced,
         leave_forced: m.leave_forced,
+        join_fair: m.join_fair,
+        leave_fair: m.leave_fair,
     })
 }
 
@@ -119,5 +126,17 @@ pub(super) fn summarise(name: &str, groups: &[Group]) -> Summary {
         over_3x_plus_2: groups.iter().filter(|g| g.join_moved > 3 * g.join_bound + 2 || g.leave_moved > 3 * g.leave_bound + 2).count(),
         join_forced_ratio: ratio(groups.iter().map(|g| g.join_forced).sum(), groups.iter().map(|g| g.join_bound).sum()),
         leave_forced_ratio: ratio(groups.iter().map(|g| g.leave_forced).sum(), groups.iter().map(|g| g.leave_bound).sum()),
+        join_fair_ratio: fair_ratio(groups.iter().map(|g| (g.join_moved, g.join_fair))),
+        leave_fair_ratio: fair_ratio(groups.iter().map(|g| (g.leave_moved, g.leave_fair))),
+    }
+}
+
+/// Sum of moved / sum of fair shares over (moved, fair share) pairs.
+pub(super) fn fair_ratio(pairs: impl Iterator<Item = (usize, f64)>) -> f64 {
+    let (moved, fair) = pairs.fold((0usize, 0f64), |(m, f), (dm, df)| (m + dm, f + df));
+    if fair > 0.0 {
+        moved as f64 / fair
+    } else {
+        0.0
     }
 }
