@@ -49,8 +49,8 @@ public final class JavaConsumerMain {
         }
         // The wrong-group setups of the inspect test: an instance name shared by two processes
         // (one client id), and a topic only this member subscribes to.
-        String instanceName = args.length == 8 && !args[6].equals("-") ? args[6] : null;
-        String extraTopic = args.length == 8 && !args[7].equals("-") ? args[7] : null;
+        String instanceName = args.length >= 8 && !args[6].equals("-") ? args[6] : null;
+        String extraTopic = args.length >= 8 && !args[7].equals("-") ? args[7] : null;
         boolean orderly = args.length == 9 && args[8].equals("orderly");
         if (args.length == 9 && !orderly && !args[8].equals("concurrent")) {
             throw new IllegalArgumentException("mode must be concurrent or orderly, not " + args[8]);
