@@ -193,17 +193,17 @@ final class ConsumeLoop implements Runnable {
 
     /**
      * Listener calls for {@code mq}'s polled messages, under its consume lock, while the engine says
-     * so; false when it sought the puller back to where the listener is (the rest are stale).
+     * so; when it cannot go on in order, the queue is fetched again from where the listener is.
      */
-    boolean consume(MessageQueue mq, List<MessageExt> batch) throws Exception {
+    void consume(MessageQueue mq, List<MessageExt> batch) {
         Position p = positions.get(mq);
         Rebalancer r = rebalancer;
         if (p == null || r == null) {
-            return true;
+            return;
         }
         ReentrantLock lock = consumeLocks.of(mq, p.generation);
         if (lock == null) {
-            return true;
+            return;
         }
         lock.lock();
         try {
@@ -216,18 +216,18 @@ final class ConsumeLoop implements Runnable {
             for (int from = 0; from < fresh.size(); from += batchMax) {
                 // False as well when the queue's current state is another generation than this one.
                 if (!r.isConsumable(mq, p.generation, clock.getAsLong())) {
-                    return true;
+                    return;
                 }
                 List<MessageExt> call = fresh.subList(from, Math.min(fresh.size(), from + batchMax));
                 if (call.get(0).getQueueOffset() > p.next || clock.getAsLong() < p.suspendedUntilMs || !brokerOpen.test(mq.getBrokerName())
                     || !call(mq, p, call)) {
                     // A gap, a suspended queue, a fenced broker, or a failed call: fetch again from
                     // where the listener is.
-                    puller.seek(mq, p.next);
-                    return false;
+                    long listenerAt = p.next;
+                    workers.refetch(mq, () -> seek(mq, listenerAt));
+                    return;
                 }
             }
-            return true;
         } finally {
             lock.unlock();
         }
@@ -284,6 +284,15 @@ final class ConsumeLoop implements Runnable {
             advance(mq, p, call.get(sent - 1).getQueueOffset() + 1);
         }
         return sent;
+    }
+
+    private void seek(MessageQueue mq, long offset) {
+        try {
+            puller.seek(mq, offset);
+        } catch (Exception e) {
+            // The next poll's gap (or the engine's next start of the queue) seeks again.
+            LOG.log(Level.WARNING, "seeking " + mq + " back to " + offset + " failed", e);
+        }
     }
 
     /** The listener is done with everything below {@code next}: it is the offset to commit. */

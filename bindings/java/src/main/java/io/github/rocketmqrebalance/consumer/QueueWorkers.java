@@ -26,9 +26,9 @@ import org.apache.rocketmq.common.message.MessageQueue;
 final class QueueWorkers {
     private static final Logger LOG = Logger.getLogger(QueueWorkers.class.getName());
 
-    /** Consumes what it can of a queue's messages, in order; false when the rest are stale (it sought the puller back). */
+    /** Consumes what it can of a queue's messages, in order (when it cannot go on, it calls {@link #refetch}). */
     interface Listener {
-        boolean consume(MessageQueue mq, List<MessageExt> batch) throws Exception;
+        void consume(MessageQueue mq, List<MessageExt> batch) throws Exception;
     }
 
     /** Stops and restarts fetching one queue. */
@@ -84,6 +84,19 @@ final class QueueWorkers {
         }
     }
 
+    /**
+     * Fetches {@code mq} again from where its listener is: what waits in its backlog is dropped and
+     * {@code seek} runs, both under the backlog's lock, so that what the seek fetches anew (offered
+     * after it) is never dropped with the stale messages.
+     */
+    void refetch(MessageQueue mq, Runnable seek) {
+        Backlog b = backlogs.computeIfAbsent(mq, q -> new Backlog());
+        synchronized (b) {
+            b.messages.clear();
+            seek.run();
+        }
+    }
+
     /** Forgets what was polled for {@code mq} and not yet handed over (the engine dropped it). */
     void forget(MessageQueue mq) {
         Backlog b = backlogs.get(mq);
@@ -109,16 +122,10 @@ final class QueueWorkers {
                 batch = new ArrayList<>(b.messages);
                 b.messages.clear();
             }
-            boolean inStep;
             try {
-                inStep = listener.consume(mq, batch);
+                listener.consume(mq, batch);
             } catch (Throwable t) {
                 LOG.log(Level.WARNING, "consuming " + mq, t);
-                inStep = false;
-            }
-            if (!inStep) {
-                // Fetched again from where the listener is: what waits here came before the seek.
-                forget(mq);
             }
         }
     }
