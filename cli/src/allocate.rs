@@ -20,7 +20,8 @@ pub struct Args {
     #[arg(long, value_delimiter = ',')]
     consumers: Vec<String>,
     /// Strategy: averagely, circle, consistent_hash, machine_room_nearby, by_machine_room,
-    /// by_config, balanced_sticky, or its Java name (AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, ...).
+    /// by_config, balanced_sticky, balanced_sticky_v2, or its Java name (AVG, AVG_BY_CIRCLE,
+    /// CONSISTENT_HASH, ...).
     #[arg(long, default_value = "averagely")]
     strategy: String,
     /// Strategy parameters as a JSON object, e.g. '{"virtual_node_count": 20}'.

@@ -116,7 +116,7 @@ fn compare_without_slack_rows() {
         assert!(out.status.success(), "{none:?}: {}", String::from_utf8_lossy(&out.stderr));
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let names: Vec<&str> = v["summary"].as_array().unwrap().iter().map(|s| s["strategy"].as_str().unwrap()).collect();
-        assert_eq!(names, ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "BALANCED_STICKY"], "{none:?}");
+        assert_eq!(names, ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "BALANCED_STICKY", "BALANCED_STICKY_V2"], "{none:?}");
     }
 }
 
@@ -135,7 +135,7 @@ fn compare_reports_movement_against_the_fair_share() {
     assert_eq!((cell["join_moved"].as_u64(), cell["leave_moved"].as_u64()), (Some(1), Some(2)), "{cell}");
     let out = run(&["compare", "--topics", "1", "--queues", "4", "--members", "2", "--random-groups", "0", "--sticky-slack", ""], "");
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("join: moved / fair share") && text.contains("| 0.75 | 1.00 |"), "{text}");
+    assert!(text.contains("join / leave: moved / fair share") && text.contains("| 0.75 / 1.00 |"), "{text}");
 }
 
 #[test]
@@ -164,8 +164,8 @@ fn compare_reports_every_strategy_with_movement_against_the_bound() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let summary = v["summary"].as_array().unwrap();
     let names: Vec<&str> = summary.iter().map(|s| s["strategy"].as_str().unwrap()).collect();
-    assert_eq!(names, ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "BALANCED_STICKY", "BALANCED_STICKY-slack:2"]);
-    assert_eq!(v["cells"].as_array().unwrap().len(), 5 * 8);
+    assert_eq!(names, ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "BALANCED_STICKY", "BALANCED_STICKY_V2", "BALANCED_STICKY-slack:2"]);
+    assert_eq!(v["cells"].as_array().unwrap().len(), 6 * 8);
     // BALANCED_STICKY keeps every topic within floor/ceil and, being balanced, can never move fewer
     // queues than the bound; no bound exceeds the cell's queues.
     // With a total slack too: the slack is in totals only, every topic stays exact.
@@ -201,10 +201,10 @@ fn compare_measures_seeded_random_groups_shaped_like_deployments() {
     assert_eq!(a, again);
     assert_ne!(a["groups"], other["groups"]);
     assert_eq!(a["seed"], 7);
-    // The four strategies and BALANCED_STICKY with the default slacks 1, 2 and 3.
-    assert_eq!(a["summary"].as_array().unwrap().len(), 7);
+    // The five strategies and BALANCED_STICKY with the default slacks 1, 2 and 3.
+    assert_eq!(a["summary"].as_array().unwrap().len(), 8);
     let groups = a["groups"].as_array().unwrap();
-    assert_eq!(groups.len(), 7 * 6);
+    assert_eq!(groups.len(), 8 * 6);
     for g in groups {
         let (topics, queues, members) = (g["topics"].as_u64().unwrap(), g["queues"].as_u64().unwrap(), g["members"].as_u64().unwrap());
         assert!((1..=40).contains(&topics) && (topics..=16 * topics).contains(&queues) && (2..=24).contains(&members), "{g}");
@@ -217,6 +217,58 @@ fn compare_measures_seeded_random_groups_shaped_like_deployments() {
             if g["strategy"] == "BALANCED_STICKY" {
                 assert!(bound <= forced, "{g}");
             }
+        }
+    }
+}
+
+/// The bound under a strategy's own rule is a lower bound on the moves of any assignment that keeps
+/// the rule, so BALANCED_STICKY_V2 (which keeps its caps, with every pair `--v2-caps` names)
+/// never moves fewer; for a strategy without a rule of its own it is the exact bound. The balance
+/// column is the largest total over ceil(Q/C), which V2's total cap keeps within
+/// ceil(Q * 1.2 / C) / ceil(Q / C).
+#[test]
+fn compare_measures_v2_against_the_bound_of_its_own_rule() {
+    let out = run(
+        &[
+            "compare",
+            "--strategies",
+            "balanced_sticky,balanced_sticky_v2",
+            "--sticky-slack",
+            "",
+            "--v2-caps",
+            "0:0,50:100",
+            "--topics",
+            "1,5",
+            "--queues",
+            "3,16",
+            "--members",
+            "2,7",
+            "--random-groups",
+            "20",
+            "--json",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v["summary"].as_array().unwrap().iter().map(|s| s["strategy"].as_str().unwrap()).collect();
+    assert_eq!(names, ["BALANCED_STICKY", "BALANCED_STICKY_V2", "BALANCED_STICKY_V2-overload:0-underload:0", "BALANCED_STICKY_V2-overload:50-underload:100"]);
+    let rows = v["cells"].as_array().unwrap().iter().chain(v["random"]["groups"].as_array().unwrap());
+    for row in rows {
+        let n = |k: &str| row[k].as_u64().unwrap();
+        if row["strategy"] == "BALANCED_STICKY" {
+            assert_eq!((n("join_own_bound"), n("leave_own_bound")), (n("join_bound"), n("leave_bound")), "{row}");
+        } else {
+            assert!(n("join_moved") >= n("join_own_bound") && n("leave_moved") >= n("leave_own_bound"), "{row}");
+        }
+        assert!(row["max_over_ceil"].as_f64().unwrap() >= 1.0, "{row}");
+    }
+    for s in v["summary"].as_array().unwrap() {
+        let worst = s["worst_max_over_ceil"].as_f64().unwrap();
+        match s["strategy"].as_str().unwrap() {
+            // Exact totals, also with no overload: the largest is ceil(Q/C).
+            "BALANCED_STICKY" | "BALANCED_STICKY_V2-overload:0-underload:0" => assert_eq!(worst, 1.0, "{s}"),
+            _ => assert!(worst <= 2.0, "{s}"),
         }
     }
 }

@@ -50,6 +50,8 @@ fn compare_refuses_a_grid_without_a_join_and_a_leave() {
     assert_refused(&["compare", "--random-groups", "100001"], &["--random-groups 100001", "at most 100000"]);
     assert_refused(&["compare", "--sticky-slack", "1001"], &["--sticky-slack", "total_slack 1001", "0 to 1000"]);
     assert_refused(&["compare", "--sticky-slack", "1,two"], &["--sticky-slack", "\"two\""]);
+    assert_refused(&["compare", "--v2-caps", "20"], &["--v2-caps", "OVERLOAD:UNDERLOAD"]);
+    assert_refused(&["compare", "--v2-caps", "20:101"], &["--v2-caps", "underload_percent 101", "0 to 100"]);
 }
 
 #[test]

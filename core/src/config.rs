@@ -16,13 +16,14 @@ use serde_json::{json, Value};
 use crate::error::{Error, Result};
 use crate::queue::MessageQueue;
 use crate::strategy::{
-    Averagely, AveragelyByCircle, BalancedSticky, ByConfig, ByMachineRoom, ConsistentHash, MachineRoomNearby, SeparatorResolver, StableKey, Strategy,
+    Averagely, AveragelyByCircle, BalancedSticky, BalancedStickyV2, ByConfig, ByMachineRoom, ConsistentHash, MachineRoomNearby, SeparatorResolver, StableKey,
+    Strategy,
 };
 
 /// Every name a strategy answers to, for error messages.
 pub const KNOWN_NAMES: &str = "averagely (AVG), circle (AVG_BY_CIRCLE), consistent_hash (CONSISTENT_HASH), \
 machine_room_nearby (MACHINE_ROOM_NEARBY), by_machine_room (MACHINE_ROOM), by_config (CONFIG), \
-balanced_sticky (BALANCED_STICKY, experimental)";
+balanced_sticky (BALANCED_STICKY, experimental), balanced_sticky_v2 (BALANCED_STICKY_V2, experimental)";
 
 /// A strategy and its parameters, as plain data.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +53,14 @@ pub enum StrategyConfig {
         /// How far a member's total may stray from its share (0, the default: exact).
         total_slack: u32,
     },
+    /// Experimental: balanced within a stated capacity (see `strategy::balanced_sticky::capacity`).
+    BalancedStickyV2 {
+        stable_key: StableKey,
+        /// How far above and below the even share a member's total may go, in percent (checked
+        /// at build).
+        overload_percent: i64,
+        underload_percent: i64,
+    },
 }
 
 #[derive(Deserialize)]
@@ -62,6 +71,14 @@ struct BalancedStickyParams {
     weights: BTreeMap<String, u32>,
     #[serde(default)]
     total_slack: u32,
+}
+
+#[derive(Deserialize)]
+struct BalancedStickyV2Params {
+    #[serde(default)]
+    stable_key: StableKey,
+    overload_percent: Option<i64>,
+    underload_percent: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -92,7 +109,7 @@ impl StrategyConfig {
     /// Parses a strategy name and its parameters (`Value::Null` for none).
     /// Every configuration name (each also answers to its Java name), for help texts and tests.
     pub const NAMES: &'static [&'static str] =
-        &["averagely", "circle", "consistent_hash", "machine_room_nearby", "by_machine_room", "by_config", "balanced_sticky"];
+        &["averagely", "circle", "consistent_hash", "machine_room_nearby", "by_machine_room", "by_config", "balanced_sticky", "balanced_sticky_v2"];
 
     pub fn from_name(name: &str, params: &Value) -> Result<Self> {
         Ok(match name {
@@ -123,6 +140,15 @@ impl StrategyConfig {
                 let p: BalancedStickyParams = parse_params(name, params)?;
                 StrategyConfig::BalancedSticky { stable_key: p.stable_key, weights: p.weights, total_slack: p.total_slack }
             }
+            "balanced_sticky_v2" | "BALANCED_STICKY_V2" => {
+                let p: BalancedStickyV2Params = parse_params(name, params)?;
+                use crate::strategy::balanced_sticky::{DEFAULT_OVERLOAD_PERCENT, DEFAULT_UNDERLOAD_PERCENT};
+                StrategyConfig::BalancedStickyV2 {
+                    stable_key: p.stable_key,
+                    overload_percent: p.overload_percent.unwrap_or(i64::from(DEFAULT_OVERLOAD_PERCENT)),
+                    underload_percent: p.underload_percent.unwrap_or(i64::from(DEFAULT_UNDERLOAD_PERCENT)),
+                }
+            }
             _ => return Err(Error::UnknownStrategy { name: name.to_owned(), known: KNOWN_NAMES }),
         })
     }
@@ -148,6 +174,7 @@ impl StrategyConfig {
             StrategyConfig::ByMachineRoom { .. } => "by_machine_room",
             StrategyConfig::ByConfig { .. } => "by_config",
             StrategyConfig::BalancedSticky { .. } => "balanced_sticky",
+            StrategyConfig::BalancedStickyV2 { .. } => "balanced_sticky_v2",
         }
     }
 
@@ -169,6 +196,9 @@ impl StrategyConfig {
             StrategyConfig::BalancedSticky { stable_key, weights, total_slack } => {
                 json!({ "stable_key": stable_key, "weights": weights, "total_slack": total_slack })
             }
+            StrategyConfig::BalancedStickyV2 { stable_key, overload_percent, underload_percent } => {
+                json!({ "stable_key": stable_key, "overload_percent": overload_percent, "underload_percent": underload_percent })
+            }
         }
     }
 
@@ -177,7 +207,7 @@ impl StrategyConfig {
     }
 
     /// Builds the strategy. Fails where Java's constructor throws (a negative virtual node count)
-    /// and for a BALANCED_STICKY weight of 0.
+    /// for a BALANCED_STICKY weight of 0 and a BALANCED_STICKY_V2 cap out of range.
     pub fn build(&self) -> Result<Arc<dyn Strategy>> {
         Ok(match self {
             StrategyConfig::Averagely => Arc::new(Averagely),
@@ -192,6 +222,9 @@ impl StrategyConfig {
             StrategyConfig::ByConfig { config } => Arc::new(ByConfig::new(config.clone())),
             StrategyConfig::BalancedSticky { stable_key, weights, total_slack } => {
                 Arc::new(BalancedSticky::with_weights(stable_key.clone(), weights.clone())?.with_total_slack(i64::from(*total_slack))?)
+            }
+            StrategyConfig::BalancedStickyV2 { stable_key, overload_percent, underload_percent } => {
+                Arc::new(BalancedStickyV2::new(stable_key.clone()).with_overload_percent(*overload_percent)?.with_underload_percent(*underload_percent)?)
             }
         })
     }

@@ -11,13 +11,12 @@ use std::collections::VecDeque;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::queue::MessageQueue;
+use crate::strategy::balanced_sticky::Caps;
 
 /// The bound for moving from `old` (queue -> owner; owners not in `ids` hold nothing any more) to
 /// a balanced assignment of `queues` (distinct) over the distinct `ids`.
 pub fn lower_bound(old: &HashMap<MessageQueue, String>, queues: &[MessageQueue], ids: &[String]) -> usize {
-    let mut members: Vec<&str> = ids.iter().map(String::as_str).collect();
-    members.sort_unstable();
-    members.dedup();
+    let members = distinct_sorted(ids);
     let c = members.len();
     if c == 0 || queues.is_empty() {
         return 0;
@@ -62,6 +61,52 @@ pub fn lower_bound(old: &HashMap<MessageQueue, String>, queues: &[MessageQueue],
     let cost = flow.min_cost_max_flow(0, sink);
     let gained = -(cost + big * (lo * c) as i64);
     queues.len() - kept - gained.max(0) as usize
+}
+
+/// The bound under BALANCED_STICKY_V2's capacity rule (`caps`): the fewest queues
+/// that must change owner from `old` for every member to hold at most `ceil(Q_t / C) + 1` of each
+/// topic, at most `ceil(Q * (100 + p) / (100 * C))` and at least `floor(Q * (100 - u) / (100 * C))`
+/// in total (at least 1 while there are as many queues as members). A member
+/// keeps at most the smaller of its total cap and the sum over topics of `min(held, topic cap)`,
+/// whatever the others do: the queues beyond those must move, and so must the queues members
+/// below the lower cap are short of. The bound is the larger of the two counts: it may be below
+/// the true minimum, never above it.
+pub fn capacity_lower_bound(old: &HashMap<MessageQueue, String>, queues: &[MessageQueue], ids: &[String], caps: Caps) -> usize {
+    let members = distinct_sorted(ids);
+    let c = members.len();
+    if c == 0 || queues.is_empty() {
+        return 0;
+    }
+    let mut topic_size: HashMap<&str, usize> = HashMap::new();
+    for q in queues {
+        *topic_size.entry(&q.topic).or_default() += 1;
+    }
+    let mut held: HashMap<(&str, &str), usize> = HashMap::new();
+    for q in queues {
+        if let Some(o) = old.get(q).filter(|o| members.binary_search(&o.as_str()).is_ok()) {
+            *held.entry((o.as_str(), &q.topic)).or_default() += 1;
+        }
+    }
+    let mut keepable: HashMap<&str, usize> = HashMap::new();
+    for ((member, topic), n) in held {
+        *keepable.entry(member).or_default() += n.min(crate::strategy::balanced_sticky::topic_cap(topic_size[topic], c));
+    }
+    let total_cap = crate::strategy::balanced_sticky::total_cap(queues.len(), c, caps.overload_percent);
+    let mut least = crate::strategy::balanced_sticky::lower_cap(queues.len(), c, caps.underload_percent);
+    if queues.len() >= c {
+        least = least.max(1);
+    }
+    let kept: Vec<usize> = members.iter().map(|m| keepable.get(m).copied().unwrap_or(0).min(total_cap)).collect();
+    let beyond = queues.len() - kept.iter().sum::<usize>();
+    let short = kept.iter().map(|k| least.saturating_sub(*k)).sum::<usize>();
+    beyond.max(short)
+}
+
+fn distinct_sorted(ids: &[String]) -> Vec<&str> {
+    let mut members: Vec<&str> = ids.iter().map(String::as_str).collect();
+    members.sort_unstable();
+    members.dedup();
+    members
 }
 
 /// Successive shortest paths with SPFA: small graphs (topics + members), integral capacities.
@@ -157,5 +202,29 @@ mod tests {
         // a leaves: both queues must move.
         let ids: Vec<String> = ["b", "c"].map(String::from).to_vec();
         assert_eq!(lower_bound(&old, &queues, &ids), 2);
+    }
+
+    #[test]
+    fn the_capacity_bound_counts_what_the_caps_force_out() {
+        let caps = |overload_percent, underload_percent| Caps { overload_percent, underload_percent };
+        // 10 queues of T all held by a; b joins. Caps (by hand): topic ceil(10/2) + 1 = 6, total
+        // ceil(10 * 1.25 / 2) = 7: a keeps 6, so 4 must move.
+        let queues: Vec<MessageQueue> = (0..10).map(|i| q("T", i)).collect();
+        let old: HashMap<MessageQueue, String> = queues.iter().map(|x| (x.clone(), "a".to_string())).collect();
+        let ids: Vec<String> = ["a", "b"].map(String::from).to_vec();
+        assert_eq!(capacity_lower_bound(&old, &queues, &ids, caps(25, 25)), 4);
+        // Three members, underload 25: topic cap ceil(10/3) + 1 = 5, lower cap
+        // floor(10 * 0.75 / 3) = 2; a keeps 5, so 5 move, and b and c are short of 2 each (4): 5.
+        // Underload 0: lower cap floor(10/3) = 3, b and c short of 6 in all: 6.
+        let three: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        assert_eq!(capacity_lower_bound(&old, &queues, &three, caps(25, 25)), 5);
+        assert_eq!(capacity_lower_bound(&old, &queues, &three, caps(25, 0)), 6);
+        // Ten one-queue topics (topic caps do not bind, 1 + 1 = 2): the total cap 7 does, 3 move.
+        let queues: Vec<MessageQueue> = (0..10).map(|i| q(&format!("T{i}"), 0)).collect();
+        let old: HashMap<MessageQueue, String> = queues.iter().map(|x| (x.clone(), "a".to_string())).collect();
+        assert_eq!(capacity_lower_bound(&old, &queues, &ids, caps(25, 25)), 3);
+        // With no overload the total cap is 5: 5 move, as the exact bound says.
+        assert_eq!(capacity_lower_bound(&old, &queues, &ids, caps(0, 25)), 5);
+        assert_eq!(lower_bound(&old, &queues, &ids), 5);
     }
 }

@@ -124,10 +124,20 @@ fn by_config() {
 /// Its answers must also not depend on the order of the lists.
 #[test]
 fn balanced_sticky_matches_its_committed_answers_in_any_order() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/balanced_sticky.jsonl");
+    committed_answers_in_any_order("balanced_sticky.jsonl");
+}
+
+/// BALANCED_STICKY_V2 likewise, pinned from its first version.
+#[test]
+fn balanced_sticky_v2_matches_its_committed_answers_in_any_order() {
+    committed_answers_in_any_order("balanced_sticky_v2.jsonl");
+}
+
+fn committed_answers_in_any_order(file: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/golden").join(file);
     let golden = read_lines(&path);
     assert!(golden.len() >= 400, "{} golden cases", golden.len());
-    run_vectors("balanced_sticky.jsonl", &golden);
+    run_vectors(file, &golden);
     // The same queues, whatever the order of the lists (the answer lists them in input order).
     for v in &golden {
         let mut case: Case = serde_json::from_value(v.clone()).unwrap();

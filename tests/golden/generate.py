@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Writes tests/golden/balanced_sticky.jsonl: seeded random BALANCED_STICKY cases answered by the
-Rust core through `rmq-rebalance allocate --cases`.
+"""Writes tests/golden/balanced_sticky.jsonl (or balanced_sticky_v2.jsonl): seeded random
+BALANCED_STICKY (or BALANCED_STICKY_V2) cases answered by the Rust core through
+`rmq-rebalance allocate --cases`.
 
     python3 tests/golden/generate.py CLI [OUT]
+    python3 tests/golden/generate.py CLI tests/golden/balanced_sticky_v2.jsonl balanced_sticky_v2
 
-BALANCED_STICKY has no Java original to be the reference: the committed answers are the
+Neither strategy has a Java original to be the reference: the committed answers are the
 reference instead. Every binding's tests run them (core, C, Java, Python), so all languages must
 agree, and a change to the algorithm shows up as a failing test rather than as a group whose
 clients of two versions silently disagree. Regenerate only on purpose, with a new algorithm
@@ -16,7 +18,8 @@ import random
 import subprocess
 import sys
 
-SEED = 20261130
+# One seed per strategy: the V1 file stays as it was generated.
+SEEDS = {"balanced_sticky": 20261130, "balanced_sticky_v2": 20261203}
 TOPICS = ["T", "Orders", "Pay\u00f8", "T\U0001f600", "%RETRY%G", "Audit", "Mail"]
 BROKERS = ["broker-a", "broker-b", "hz@b1", "x-\U0001f600"]
 
@@ -28,7 +31,7 @@ def stable(key, client_id):
     return client_id.split(sep, 1)[0]
 
 
-def case(rng, n):
+def case(rng, n, strategy):
     topics = rng.sample(TOPICS, rng.randint(1, 5))
     brokers = rng.sample(BROKERS, rng.randint(1, 3))
     queues = [[t, b, q] for t in topics for b in brokers for q in range(rng.randint(0, 12))]
@@ -40,7 +43,13 @@ def case(rng, n):
         ids.append("\u00e9t\u00e9@42#7")
     key = rng.choice(["client_id", "host", {"before": "#"}])
     params = {"stable_key": key}
-    if rng.random() < 0.4:
+    if strategy == "balanced_sticky_v2":
+        # Now and then caps other than the defaults, from exact (0:0) to loose.
+        if rng.random() < 0.3:
+            params["overload_percent"] = rng.choice([0, 5, 10, 50, 100])
+        if rng.random() < 0.3:
+            params["underload_percent"] = rng.choice([0, 20, 60, 100])
+    elif rng.random() < 0.4:
         params["weights"] = {stable(key, i): rng.randint(1, 4) for i in rng.sample(ids, rng.randint(1, len(ids)))}
     if rng.random() < 0.1 and queues:
         queues.append(list(rng.choice(queues)))
@@ -53,8 +62,8 @@ def case(rng, n):
     if not queues:
         queues = None if rng.random() < 0.5 else []
     return {
-        "id": f"balanced_sticky-{n}",
-        "strategy": "balanced_sticky",
+        "id": f"{strategy}-{n}",
+        "strategy": strategy,
         "group": "GID_golden",
         "current": current,
         "mq_all": queues,
@@ -66,8 +75,9 @@ def case(rng, n):
 def main():
     cli = sys.argv[1]
     out = sys.argv[2] if len(sys.argv) > 2 else "tests/golden/balanced_sticky.jsonl"
-    rng = random.Random(SEED)
-    cases = [case(rng, n) for n in range(400)]
+    strategy = sys.argv[3] if len(sys.argv) > 3 else "balanced_sticky"
+    rng = random.Random(SEEDS[strategy])
+    cases = [case(rng, n, strategy) for n in range(400)]
     stdin = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases)
     run = subprocess.run([cli, "allocate", "--cases", "-"], input=stdin, capture_output=True, text=True, encoding="utf-8", check=True)
     answers = [json.loads(line) for line in run.stdout.splitlines()]

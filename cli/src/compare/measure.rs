@@ -6,14 +6,35 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use rocketmq_rebalance::movement_bound::lower_bound;
+use rocketmq_rebalance::movement_bound::{capacity_lower_bound, lower_bound};
+use rocketmq_rebalance::strategy::balanced_sticky::Caps;
 use rocketmq_rebalance::{java_order, MessageQueue, Strategy};
 
 type Owners = HashMap<MessageQueue, String>;
 
+/// The balance rule a strategy keeps, for the stateful minimum under its own rule.
+#[derive(Clone, Copy)]
+pub(super) enum Rule {
+    /// Per-topic floor or ceiling, totals within one (every strategy is measured against it).
+    Exact,
+    /// BALANCED_STICKY_V2's caps.
+    Capacity(Caps),
+}
+
+impl Rule {
+    fn bound(self, old: &Owners, queues: &[MessageQueue], ids: &[String]) -> usize {
+        match self {
+            Rule::Exact => lower_bound(old, queues, ids),
+            Rule::Capacity(caps) => capacity_lower_bound(old, queues, ids, caps),
+        }
+    }
+}
+
 pub(super) struct Measured {
     /// Most-loaded member's queues over the average.
     pub max_over_avg: f64,
+    /// Most-loaded member's queues over ceil(Q/C), what an exactly balanced member holds at most.
+    pub max_over_ceil: f64,
     /// Largest difference between two members' counts within one topic.
     pub topic_spread: usize,
     pub idle_members: usize,
@@ -21,6 +42,9 @@ pub(super) struct Measured {
     pub join_bound: usize,
     pub leave_moved: usize,
     pub leave_bound: usize,
+    /// The bounds under the strategy's own rule (the exact bounds for a strategy without one).
+    pub join_own_bound: usize,
+    pub leave_own_bound: usize,
     /// The moves the new per-topic counts alone force (see [`forced`]): what is left of `moved`
     /// is the price of pairing queues with members anew.
     pub join_forced: usize,
@@ -76,7 +100,14 @@ fn forced(before: &HashMap<(&str, &str), usize>, after: &Owners) -> usize {
 }
 
 /// `ids` consume `queues`; then `newcomer` joins, and (separately) `ids[leaving]` leaves.
-pub(super) fn measure(strategy: &dyn Strategy, queues: &[MessageQueue], ids: &[String], newcomer: &str, leaving: usize) -> Result<Measured, String> {
+pub(super) fn measure(
+    strategy: &dyn Strategy,
+    rule: Rule,
+    queues: &[MessageQueue],
+    ids: &[String],
+    newcomer: &str,
+    leaving: usize,
+) -> Result<Measured, String> {
     let mut joined = ids.to_vec();
     joined.push(newcomer.to_owned());
     let mut left = ids.to_vec();
@@ -99,12 +130,15 @@ pub(super) fn measure(strategy: &dyn Strategy, queues: &[MessageQueue], ids: &[S
         .unwrap_or(0);
     Ok(Measured {
         max_over_avg: *load.values().max().unwrap_or(&0) as f64 / (queues.len() as f64 / ids.len() as f64),
+        max_over_ceil: *load.values().max().unwrap_or(&0) as f64 / queues.len().div_ceil(ids.len()) as f64,
         topic_spread: spread,
         idle_members: load.values().filter(|n| **n == 0).count(),
         join_moved: moved(&before, &after_join),
         join_bound: lower_bound(&before, queues, &joined),
         leave_moved: moved(&before, &after_leave),
         leave_bound: if left.is_empty() { 0 } else { lower_bound(&before, queues, &left) },
+        join_own_bound: rule.bound(&before, queues, &joined),
+        leave_own_bound: if left.is_empty() { 0 } else { rule.bound(&before, queues, &left) },
         join_forced: forced(&per_topic, &after_join),
         leave_forced: forced(&per_topic, &after_leave),
         join_fair: queues.len() as f64 / joined.len() as f64,

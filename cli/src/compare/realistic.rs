@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 use rocketmq_rebalance::{MessageQueue, Strategy};
 use serde::Serialize;
 
-use super::measure::measure;
+use super::measure::{measure, Rule};
 
 /// One random group: its shape and its movement.
 #[derive(Serialize, Clone)]
@@ -19,10 +19,17 @@ pub(super) struct Group {
     pub topics: usize,
     pub queues: usize,
     pub members: usize,
+    /// Most-loaded member's queues over ceil(Q/C).
+    pub max_over_ceil: f64,
+    /// Largest difference between two members' counts within one topic.
+    pub topic_spread: usize,
     pub join_moved: usize,
     pub join_bound: usize,
     pub leave_moved: usize,
     pub leave_bound: usize,
+    /// The bounds under the strategy's own balance rule.
+    pub join_own_bound: usize,
+    pub leave_own_bound: usize,
     pub join_forced: usize,
     pub leave_forced: usize,
     pub join_fair: f64,
@@ -33,13 +40,20 @@ pub(super) struct Group {
 #[derive(Serialize)]
 pub(super) struct Summary {
     pub strategy: String,
+    /// Largest member total over ceil(Q/C): mean and worst over the groups.
+    pub mean_max_over_ceil: f64,
+    pub worst_max_over_ceil: f64,
+    pub worst_topic_spread: usize,
     /// Sum moved / sum of bounds.
     pub join_ratio: f64,
     pub leave_ratio: f64,
-    /// The largest moved / bound of one group (groups with a bound of 0 left out).
+    /// The same over the bounds under the strategy's own rule.
+    pub join_own_ratio: f64,
+    pub leave_own_ratio: f64,
+    /// The largest moved / own-rule bound of one group (groups with a bound of 0 left out).
     pub worst_join: f64,
     pub worst_leave: f64,
-    /// Groups that moved more than 3x their bound + 2 on a join or a leave.
+    /// Groups that moved more than 3x their own-rule bound + 2 on a join or a leave.
     pub over_3x_plus_2: usize,
     /// Sum of the moves the new per-topic counts force / sum of bounds: how much of the movement
     /// is in choosing counts; the rest (moved / forced) is the pairing of queues with members.
@@ -94,19 +108,23 @@ pub(super) fn shape(seed: u64, index: usize) -> Shape {
     Shape { queues, ids, newcomer, leaving, topics }
 }
 
-pub(super) fn group(name: &str, strategy: &dyn Strategy, seed: u64, index: usize) -> Result<Group, String> {
+pub(super) fn group(name: &str, strategy: &dyn Strategy, rule: Rule, seed: u64, index: usize) -> Result<Group, String> {
     let s = shape(seed, index);
-    let m = measure(strategy, &s.queues, &s.ids, &s.newcomer, s.leaving)?;
+    let m = measure(strategy, rule, &s.queues, &s.ids, &s.newcomer, s.leaving)?;
     Ok(Group {
         strategy: name.to_owned(),
         index,
         topics: s.topics,
         queues: s.queues.len(),
         members: s.ids.len(),
+        max_over_ceil: m.max_over_ceil,
+        topic_spread: m.topic_spread,
         join_moved: m.join_moved,
         join_bound: m.join_bound,
         leave_moved: m.leave_moved,
         leave_bound: m.leave_bound,
+        join_own_bound: m.join_own_bound,
+        leave_own_bound: m.leave_own_bound,
         join_forced: m.join_forced,
         leave_forced: m.leave_forced,
         join_fair: m.join_fair,
@@ -119,11 +137,16 @@ pub(super) fn summarise(name: &str, groups: &[Group]) -> Summary {
     let worst = |f: fn(&Group) -> (usize, usize)| groups.iter().map(f).filter(|(_, b)| *b > 0).map(|(m, b)| ratio(m, b)).fold(0.0, f64::max);
     Summary {
         strategy: name.to_owned(),
+        mean_max_over_ceil: groups.iter().map(|g| g.max_over_ceil).sum::<f64>() / groups.len().max(1) as f64,
+        worst_max_over_ceil: groups.iter().map(|g| g.max_over_ceil).fold(0.0, f64::max),
+        worst_topic_spread: groups.iter().map(|g| g.topic_spread).max().unwrap_or(0),
         join_ratio: ratio(groups.iter().map(|g| g.join_moved).sum(), groups.iter().map(|g| g.join_bound).sum()),
         leave_ratio: ratio(groups.iter().map(|g| g.leave_moved).sum(), groups.iter().map(|g| g.leave_bound).sum()),
-        worst_join: worst(|g| (g.join_moved, g.join_bound)),
-        worst_leave: worst(|g| (g.leave_moved, g.leave_bound)),
-        over_3x_plus_2: groups.iter().filter(|g| g.join_moved > 3 * g.join_bound + 2 || g.leave_moved > 3 * g.leave_bound + 2).count(),
+        join_own_ratio: ratio(groups.iter().map(|g| g.join_moved).sum(), groups.iter().map(|g| g.join_own_bound).sum()),
+        leave_own_ratio: ratio(groups.iter().map(|g| g.leave_moved).sum(), groups.iter().map(|g| g.leave_own_bound).sum()),
+        worst_join: worst(|g| (g.join_moved, g.join_own_bound)),
+        worst_leave: worst(|g| (g.leave_moved, g.leave_own_bound)),
+        over_3x_plus_2: groups.iter().filter(|g| g.join_moved > 3 * g.join_own_bound + 2 || g.leave_moved > 3 * g.leave_own_bound + 2).count(),
         join_forced_ratio: ratio(groups.iter().map(|g| g.join_forced).sum(), groups.iter().map(|g| g.join_bound).sum()),
         leave_forced_ratio: ratio(groups.iter().map(|g| g.leave_forced).sum(), groups.iter().map(|g| g.leave_bound).sum()),
         join_fair_ratio: fair_ratio(groups.iter().map(|g| (g.join_moved, g.join_fair))),

@@ -255,4 +255,4 @@ pub(crate) fn distinct_in_order(cid_all: &[String]) -> Vec<&str> {
     cid_all.iter().map(String::as_str).filter(|id| seen.insert(*id)).collect()
 }
 pub mod balanced_sticky;
-pub use balanced_sticky::{BalancedSticky, StableKey};
+pub use balanced_sticky::{BalancedSticky, BalancedStickyV2, StableKey};

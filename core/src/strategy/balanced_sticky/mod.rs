@@ -13,6 +13,7 @@
 //! Weighted, pass 1 ranks every member for every topic: topics x members x log members.
 //! Hashes are FNV-1a 64 with a SplitMix64 finaliser ([`hash`]): fixed, the same everywhere.
 
+mod capacity;
 mod counts;
 mod hash;
 mod ring;
@@ -20,6 +21,9 @@ mod spread_sort;
 #[cfg(test)]
 mod tests;
 mod topics;
+mod v2;
+#[cfg(test)]
+mod v2_tests;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -30,7 +34,9 @@ use super::{check, Allocation, Strategy};
 use crate::error::{Error, Result};
 use crate::queue::MessageQueue;
 use crate::strategy::{GroupAllocation, MemberShare};
+pub use capacity::{lower_cap, topic_cap, total_cap, Caps, MAX_OVERLOAD_PERCENT};
 pub(crate) use hash::hash64;
+pub use v2::{BalancedStickyV2, DEFAULT_OVERLOAD_PERCENT, DEFAULT_UNDERLOAD_PERCENT};
 
 /// Which part of a client id ranks a member. Java's default id is `ip@pid#nanotime`, new at every
 /// restart; ranking by a stable part gives a restarted consumer its queues back. Members with the
@@ -48,6 +54,29 @@ pub enum StableKey {
 }
 
 impl StableKey {
+    /// How the key shows in a strategy's name: nothing, `-host` or `-before:SEP`.
+    fn name_suffix(&self) -> String {
+        match self {
+            StableKey::ClientId => String::new(),
+            StableKey::Host => "-host".into(),
+            StableKey::Before(sep) => format!("-before:{sep}"),
+        }
+    }
+
+    /// From a binding's raw parts: the key by name (`client_id`, `host`, `before`) and a
+    /// separator for `before` and for it alone; errors name `strategy`.
+    pub(crate) fn from_parts(strategy: &str, stable_key: &str, separator: Option<&str>) -> Result<Self> {
+        let invalid = |reason: String| Error::InvalidParameters { strategy: strategy.into(), reason };
+        Ok(match (stable_key, separator) {
+            ("client_id", None) => StableKey::ClientId,
+            ("host", None) => StableKey::Host,
+            ("before", Some(sep)) => StableKey::Before(sep.to_owned()),
+            ("before", None) => return Err(invalid("stable_key \"before\" needs a separator".into())),
+            ("client_id" | "host", Some(_)) => return Err(invalid("a separator is only for stable_key \"before\"".into())),
+            (other, _) => return Err(invalid(format!("stable_key {other:?}: expected client_id, host or before"))),
+        })
+    }
+
     fn of<'a>(&self, id: &'a str) -> &'a str {
         let sep = match self {
             StableKey::ClientId => return id,
@@ -84,14 +113,7 @@ impl BalancedSticky {
     /// alone, and `(stable key, weight)` pairs, each weight in 1..=2^32-1 and each key once.
     pub fn from_parts(stable_key: &str, separator: Option<&str>, weights: impl IntoIterator<Item = (String, i64)>) -> Result<Self> {
         let invalid = |reason: String| Error::InvalidParameters { strategy: "balanced_sticky".into(), reason };
-        let key = match (stable_key, separator) {
-            ("client_id", None) => StableKey::ClientId,
-            ("host", None) => StableKey::Host,
-            ("before", Some(sep)) => StableKey::Before(sep.to_owned()),
-            ("before", None) => return Err(invalid("stable_key \"before\" needs a separator".into())),
-            ("client_id" | "host", Some(_)) => return Err(invalid("a separator is only for stable_key \"before\"".into())),
-            (other, _) => return Err(invalid(format!("stable_key {other:?}: expected client_id, host or before"))),
-        };
+        let key = StableKey::from_parts("balanced_sticky", stable_key, separator)?;
         let mut map = BTreeMap::new();
         for (k, w) in weights {
             let w = u32::try_from(w).map_err(|_| invalid(format!("weights.{k}: {w} is out of range")))?;
@@ -148,29 +170,55 @@ impl BalancedSticky {
     /// Every member's positions, members in order of first appearance in `cid_all`.
     fn shares(&self, mq_all: &[MessageQueue], cid_all: &[String]) -> (Vec<String>, Vec<Vec<usize>>) {
         let (members, owner) = assign_weighted(mq_all, cid_all, &self.stable_key, &self.weights, self.total_slack);
-        // Sized first: growing a thousand vectors push by push costs more than counting.
-        let mut counts = vec![0usize; members.len()];
-        for &o in &owner {
-            counts[o] += 1;
-        }
-        let mut shares: Vec<Vec<usize>> = counts.into_iter().map(Vec::with_capacity).collect();
-        for (position, o) in owner.into_iter().enumerate() {
-            shares[o].push(position);
-        }
+        let shares = shares_of(owner, members.len());
         (members, shares)
     }
+}
+
+/// Every member's positions from every position's owner.
+fn shares_of(owner: Vec<usize>, members: usize) -> Vec<Vec<usize>> {
+    // Sized first: growing a thousand vectors push by push costs more than counting.
+    let mut counts = vec![0usize; members];
+    for &o in &owner {
+        counts[o] += 1;
+    }
+    let mut shares: Vec<Vec<usize>> = counts.into_iter().map(Vec::with_capacity).collect();
+    for (position, o) in owner.into_iter().enumerate() {
+        shares[o].push(position);
+    }
+    shares
+}
+
+/// `current_id`'s share, from every member's (`members` as [`ranked`] orders them): Java's
+/// argument checks first; an id not in the list gets nothing.
+fn my_share(current_id: &str, mq_all: &[MessageQueue], cid_all: &[String], shares: impl FnOnce() -> (Vec<String>, Vec<Vec<usize>>)) -> Result<Allocation> {
+    if check(current_id, mq_all, cid_all)?.is_none() {
+        return Ok(Allocation::Positions(Vec::new()));
+    }
+    let (members, mut shares) = shares();
+    // `check` found the id, so it is a member.
+    let me = members.iter().position(|m| m == current_id);
+    Ok(Allocation::Positions(me.map(|me| std::mem::take(&mut shares[me])).unwrap_or_default()))
+}
+
+/// The whole group's shares, each distinct id once in order of first appearance.
+fn group_shares(mq_all: &[MessageQueue], cid_all: &[String], shares: impl FnOnce() -> (Vec<String>, Vec<Vec<usize>>)) -> Result<GroupAllocation> {
+    super::check_group(mq_all, cid_all)?;
+    let (members, mut shares) = shares();
+    let index: HashMap<&str, usize> = members.iter().enumerate().map(|(i, m)| (m.as_str(), i)).collect();
+    // Each distinct id once: its share moves out rather than being copied.
+    let members = super::distinct_in_order(cid_all)
+        .into_iter()
+        .map(|id| MemberShare { client_id: id.to_owned(), allocation: Allocation::Positions(std::mem::take(&mut shares[index[id]])) })
+        .collect();
+    Ok(GroupAllocation { members })
 }
 
 impl Strategy for BalancedSticky {
     fn name(&self) -> Cow<'_, str> {
         // The parameters are part of the name, so clients configured differently are visible:
         // `BALANCED_STICKY[-host | -before:SEP][-weights:FINGERPRINT]`.
-        let mut name = String::from("BALANCED_STICKY");
-        match &self.stable_key {
-            StableKey::ClientId => {}
-            StableKey::Host => name.push_str("-host"),
-            StableKey::Before(sep) => name.push_str(&format!("-before:{sep}")),
-        }
+        let mut name = format!("BALANCED_STICKY{}", self.stable_key.name_suffix());
         if !self.weights.is_empty() {
             name.push_str(&format!("-weights:{:016x}", self.weights_fingerprint()));
         }
@@ -190,26 +238,12 @@ impl Strategy for BalancedSticky {
 
     /// Java's argument checks; an id not in the list gets nothing. Input order does not matter.
     fn allocate_positions(&self, _group: &str, current_id: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<Allocation> {
-        if check(current_id, mq_all, cid_all)?.is_none() {
-            return Ok(Allocation::Positions(Vec::new()));
-        }
-        let (members, mut shares) = self.shares(mq_all, cid_all);
-        // `check` found the id, so it is a member.
-        let me = members.iter().position(|m| m == current_id);
-        Ok(Allocation::Positions(me.map(|me| std::mem::take(&mut shares[me])).unwrap_or_default()))
+        my_share(current_id, mq_all, cid_all, || self.shares(mq_all, cid_all))
     }
 
     /// One computation for the whole group.
     fn allocate_group(&self, _group: &str, mq_all: &[MessageQueue], cid_all: &[String]) -> Result<GroupAllocation> {
-        super::check_group(mq_all, cid_all)?;
-        let (members, mut shares) = self.shares(mq_all, cid_all);
-        let index: HashMap<&str, usize> = members.iter().enumerate().map(|(i, m)| (m.as_str(), i)).collect();
-        // Each distinct id once: its share moves out rather than being copied.
-        let members = super::distinct_in_order(cid_all)
-            .into_iter()
-            .map(|id| MemberShare { client_id: id.to_owned(), allocation: Allocation::Positions(std::mem::take(&mut shares[index[id]])) })
-            .collect();
-        Ok(GroupAllocation { members })
+        group_shares(mq_all, cid_all, || self.shares(mq_all, cid_all))
     }
 }
 
@@ -236,23 +270,29 @@ pub(crate) fn assign_weighted(
     weights: &BTreeMap<String, u32>,
     total_slack: u32,
 ) -> (Vec<String>, Vec<usize>) {
-    let mut ids: Vec<&str> = cid_all.iter().map(String::as_str).collect();
-    ids.sort_by(|a, b| (key.of(a), a).cmp(&(key.of(b), b)));
-    ids.dedup();
-    // (hash name, weight, id), sorted by hash name: the members' indices from here on.
-    let mut members: Vec<(String, u64, &str)> = Vec::with_capacity(ids.len());
-    let mut ordinal = 0;
-    for (i, id) in ids.iter().enumerate() {
-        let stable = key.of(id);
-        ordinal = if i > 0 && key.of(ids[i - 1]) == stable { ordinal + 1 } else { 0 };
-        let weight = weights.get(stable).map_or(1, |w| u64::from(*w).max(1));
-        members.push((format!("{stable}#{ordinal}"), weight, id));
-    }
-    members.sort();
+    let members: Vec<(String, u64, &str)> =
+        ranked(cid_all, key).into_iter().map(|(name, id)| (name, weights.get(key.of(id)).map_or(1, |w| u64::from(*w).max(1)), id)).collect();
     let names: Vec<String> = members.iter().map(|m| m.0.clone()).collect();
     let shares = counts::Weights::new(members.iter().map(|m| m.1).collect()).with_total_slack(total_slack as usize);
     let owner = owners(mq_all, &names, &shares);
     (members.into_iter().map(|m| m.2.to_owned()).collect(), owner)
+}
+
+/// The distinct ids as `(hash name, id)`, sorted by hash name: a member's hash name is its stable
+/// part plus its ordinal among the members sharing that part (in full-id order).
+fn ranked<'a>(cid_all: &'a [String], key: &StableKey) -> Vec<(String, &'a str)> {
+    let mut ids: Vec<&str> = cid_all.iter().map(String::as_str).collect();
+    ids.sort_by(|a, b| (key.of(a), a).cmp(&(key.of(b), b)));
+    ids.dedup();
+    let mut members: Vec<(String, &str)> = Vec::with_capacity(ids.len());
+    let mut ordinal = 0;
+    for (i, id) in ids.iter().enumerate() {
+        let stable = key.of(id);
+        ordinal = if i > 0 && key.of(ids[i - 1]) == stable { ordinal + 1 } else { 0 };
+        members.push((format!("{stable}#{ordinal}"), id));
+    }
+    members.sort();
+    members
 }
 
 /// The owner of every queue: an index into `names` (sorted, distinct).

@@ -105,6 +105,25 @@ impl Ring {
         self.hashes.len()
     }
 
+    /// The hash of point `i`.
+    pub(super) fn hash_at(&self, i: usize) -> u64 {
+        self.hashes[i]
+    }
+
+    /// How far clockwise from `hash` member `m`'s nearest point is.
+    pub(super) fn distance_to_member(&self, hash: u64, m: usize) -> u64 {
+        let point = match self.index_of.get(m) {
+            Some(own) => own[first_at_or_after(own, self.start_of(hash))] as usize,
+            // A ring too large to index: the member's points are found by walking it.
+            None => {
+                let mut points = (0..self.len()).filter(|&i| self.member_at(i) == m);
+                let first = points.clone().next().unwrap_or(0);
+                points.find(|&i| self.hashes[i] >= hash).unwrap_or(first)
+            }
+        };
+        self.hashes[point].wrapping_sub(hash)
+    }
+
     /// The member at point `i`.
     pub(super) fn member_at(&self, i: usize) -> usize {
         self.owners[i] as usize
