@@ -49,6 +49,16 @@
 #define RMQ_PACKED_SORT 1
 
 /**
+ * The overload BALANCED_STICKY_V2 takes by default (`rmq_strategy_balanced_sticky_v2_new`).
+ */
+#define RMQ_BALANCED_STICKY_V2_DEFAULT_OVERLOAD_PERCENT 20
+
+/**
+ * The underload BALANCED_STICKY_V2 takes by default.
+ */
+#define RMQ_BALANCED_STICKY_V2_DEFAULT_UNDERLOAD_PERCENT 40
+
+/**
  * Header version: compare with `rmq_version()` to detect a header/library mismatch. A unit test
  * keeps these equal to the crate's version.
  */
@@ -1055,6 +1065,25 @@ rmq_result rmq_strategy_balanced_sticky_new(uint32_t stable_key,
                                             const uint32_t *weights,
                                             size_t weights_len,
                                             struct rmq_strategy **out);
+
+/**
+ * BALANCED_STICKY_V2 (experimental, not a Java strategy; see docs/balanced-sticky.md): balanced
+ * within stated caps rather than exactly, so that few queues move when members come and go. No
+ * member holds more than `ceil(Q * (100 + overload_percent) / (100 * C))` queues in total nor
+ * fewer than `floor(Q * (100 - underload_percent) / (100 * C))` (none idle while another holds
+ * two), nor more than `ceil(Q_t / C) + 1` of one topic; the answer does not depend on the order
+ * of the lists.
+ *
+ * `stable_key` and `separator` as for `rmq_strategy_balanced_sticky_new`. `overload_percent`
+ * must be 0 to 400 and `underload_percent` 0 to 100 (`RMQ_RESULT_INVALID_PARAMETERS`); pass
+ * `RMQ_BALANCED_STICKY_V2_DEFAULT_OVERLOAD_PERCENT` and `..._UNDERLOAD_PERCENT` for the defaults.
+ * Nothing is kept of the arguments after the call.
+ */
+rmq_result rmq_strategy_balanced_sticky_v2_new(uint32_t stable_key,
+                                               const char *separator,
+                                               int64_t overload_percent,
+                                               int64_t underload_percent,
+                                               struct rmq_strategy **out);
 
 /**
  * MACHINE_ROOM (`AllocateMessageQueueByMachineRoom` after `setConsumeridcs`). `idcs` NULL (with

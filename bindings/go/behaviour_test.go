@@ -111,6 +111,12 @@ func TestBadInputIsATypedError(t *testing.T) {
 	if _, err := BalancedSticky(ByHost, "", map[string]uint32{"10.0.0.1": 0}); java(err) != "IllegalArgumentException" {
 		t.Errorf("weight 0: %v", err)
 	}
+	if _, err := BalancedStickyV2(ByHost, "", WithOverloadPercent(401)); !contains(err, "overload_percent 401") {
+		t.Errorf("overload 401: the message must name the parameter: %v", err)
+	}
+	if _, err := BalancedStickyV2(ByHost, "", WithUnderloadPercent(-1)); java(err) != "IllegalArgumentException" {
+		t.Errorf("underload -1: %v", err)
+	}
 	s := Averagely()
 	mq := queues("T", 1, 4)
 	for name, call := range map[string]func() error{

@@ -35,6 +35,11 @@ rmq_result go_rmq_balanced_sticky(uint32_t key, const char *sep, const char *con
 	return go_rmq_detail(rmq_strategy_balanced_sticky_new(key, sep, keys, weights, n, out), e);
 }
 
+rmq_result go_rmq_balanced_sticky_v2(uint32_t key, const char *sep, int64_t overload, int64_t underload, rmq_strategy **out,
+                                     go_rmq_error *e) {
+	return go_rmq_detail(rmq_strategy_balanced_sticky_v2_new(key, sep, overload, underload, out), e);
+}
+
 rmq_result go_rmq_by_machine_room(const char *const *idcs, size_t n, rmq_strategy **out, go_rmq_error *e) {
 	return go_rmq_detail(rmq_strategy_by_machine_room_new(idcs, n, out), e);
 }

@@ -14,6 +14,8 @@ rmq_result go_rmq_from_config(const char *name, const char *params, rmq_strategy
 rmq_result go_rmq_consistent_hash(int64_t nodes, rmq_strategy **out, go_rmq_error *e);
 rmq_result go_rmq_balanced_sticky(uint32_t key, const char *sep, const char *const *keys, const uint32_t *weights,
                                   size_t n, rmq_strategy **out, go_rmq_error *e);
+rmq_result go_rmq_balanced_sticky_v2(uint32_t key, const char *sep, int64_t overload, int64_t underload, rmq_strategy **out,
+                                     go_rmq_error *e);
 rmq_result go_rmq_by_machine_room(const char *const *idcs, size_t n, rmq_strategy **out, go_rmq_error *e);
 rmq_result go_rmq_allocate_packed(const rmq_strategy *s, const char *strings, size_t strings_len, uint32_t group,
                                   uint32_t current, const uint32_t *topics, const uint32_t *brokers, const int32_t *ids,

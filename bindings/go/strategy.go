@@ -94,7 +94,8 @@ func fromConfig(name, params string) (*Strategy, error) {
 // other binding: "averagely" (or "AVG"), "circle", "consistent_hash" ({"virtual_node_count": 10}),
 // "machine_room_nearby" ({"inner": "averagely", "broker_room_sep": "-", "consumer_room_sep": "@"}),
 // "by_machine_room" ({"consume_idcs": [...]}), "by_config" ({"config": [[topic, broker, id], ...]}),
-// "balanced_sticky" ({"stable_key": "host", "weights": {...}}). params may be "".
+// "balanced_sticky" ({"stable_key": "host", "weights": {...}}), "balanced_sticky_v2"
+// ({"stable_key": "host", "overload_percent": 20, "underload_percent": 40}). params may be "".
 func FromConfig(name string, params string) (*Strategy, error) {
 	return fromConfig(name, params)
 }
@@ -179,14 +180,11 @@ func MachineRoomNearby(inner *Strategy, r MachineRoomResolver) (*Strategy, error
 // balanced within and across topics, few moves, still computed by each client alone. separator is
 // for ByPartBefore only; weights (by stable key, each >= 1; members not listed weigh 1) may be nil.
 func BalancedSticky(key StableKey, separator string, weights map[string]uint32) (*Strategy, error) {
-	var cSep *C.char
-	if key == ByPartBefore {
-		var err error
-		if cSep, err = cString("separator", separator); err != nil {
-			return nil, err
-		}
-		defer C.free(unsafe.Pointer(cSep))
+	cSep, err := separatorArg(key, separator)
+	if err != nil {
+		return nil, err
 	}
+	defer C.free(unsafe.Pointer(cSep))
 	keys := make([]string, 0, len(weights))
 	for k := range weights {
 		keys = append(keys, k)
@@ -208,6 +206,52 @@ func BalancedSticky(key StableKey, separator string, weights map[string]uint32) 
 	var out *C.rmq_strategy
 	var detail C.go_rmq_error
 	rc := C.go_rmq_balanced_sticky(C.uint32_t(key), cSep, strs, valuesPtr, C.size_t(len(keys)), &out, &detail)
+	if err := takeError(rc, &detail); err != nil {
+		return nil, err
+	}
+	return wrap(out), nil
+}
+
+// separatorArg is the C separator of a stable key: a copy for ByPartBefore (free it; C.free of
+// nil does nothing), nil for the others.
+func separatorArg(key StableKey, separator string) (*C.char, error) {
+	if key != ByPartBefore {
+		return nil, nil
+	}
+	return cString("separator", separator)
+}
+
+// V2Option sets one of BALANCED_STICKY_V2's caps; a cap not set keeps its default.
+type V2Option func(*v2Caps)
+
+type v2Caps struct{ overload, underload int64 }
+
+// WithOverloadPercent lets a member's total reach ceil(Q * (100 + p) / (100 * C)); 0 to 400,
+// default 20.
+func WithOverloadPercent(p int) V2Option { return func(c *v2Caps) { c.overload = int64(p) } }
+
+// WithUnderloadPercent lets a member's total fall to floor(Q * (100 - p) / (100 * C)); 0 to 100,
+// default 40 (at 100 only "none idle while another holds two" is left).
+func WithUnderloadPercent(p int) V2Option { return func(c *v2Caps) { c.underload = int64(p) } }
+
+// BalancedStickyV2 is the experimental BALANCED_STICKY_V2 (see the project's
+// docs/balanced-sticky.md): balanced within caps rather than exactly (totals within the overload
+// and underload around Q/C, at most ceil(Q_t/C)+1 of any topic), so that joins and leaves move
+// close to the fair share; still computed by each client alone. separator is for ByPartBefore
+// only. A cap out of range is an *Error (IllegalArgumentException).
+func BalancedStickyV2(key StableKey, separator string, options ...V2Option) (*Strategy, error) {
+	caps := v2Caps{C.RMQ_BALANCED_STICKY_V2_DEFAULT_OVERLOAD_PERCENT, C.RMQ_BALANCED_STICKY_V2_DEFAULT_UNDERLOAD_PERCENT}
+	for _, o := range options {
+		o(&caps)
+	}
+	cSep, err := separatorArg(key, separator)
+	if err != nil {
+		return nil, err
+	}
+	defer C.free(unsafe.Pointer(cSep))
+	var out *C.rmq_strategy
+	var detail C.go_rmq_error
+	rc := C.go_rmq_balanced_sticky_v2(C.uint32_t(key), cSep, C.int64_t(caps.overload), C.int64_t(caps.underload), &out, &detail)
 	if err := takeError(rc, &detail); err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func queuesOf(raw *[][3]any) []*primitive.MessageQueue {
 
 func loadCases(t *testing.T) []vectorCase {
 	files, _ := filepath.Glob("../../tests/vectors/data/*.jsonl")
-	files = append(files, "../../tests/golden/balanced_sticky.jsonl")
+	files = append(files, "../../tests/golden/balanced_sticky.jsonl", "../../tests/golden/balanced_sticky_v2.jsonl")
 	var cases []vectorCase
 	for _, f := range files {
 		if strings.HasSuffix(f, "sort.jsonl") {
@@ -96,6 +96,8 @@ func typed(t *testing.T, name string, raw json.RawMessage) (*Strategy, bool, err
 		ConsumerSep      *string           `json:"consumer_room_sep"`
 		StableKey        json.RawMessage   `json:"stable_key"`
 		Weights          map[string]uint32 `json:"weights"`
+		Overload         *int              `json:"overload_percent"`
+		Underload        *int              `json:"underload_percent"`
 	}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &p); err != nil {
@@ -138,7 +140,7 @@ func typed(t *testing.T, name string, raw json.RawMessage) (*Strategy, bool, err
 		}
 		s, err := MachineRoomNearby(inner, rooms)
 		return s, true, err
-	case "balanced_sticky":
+	case "balanced_sticky", "balanced_sticky_v2":
 		key, sep := ByClientID, ""
 		var text string
 		var before struct{ Before string }
@@ -149,7 +151,18 @@ func typed(t *testing.T, name string, raw json.RawMessage) (*Strategy, bool, err
 		case json.Unmarshal(p.StableKey, &before) == nil && before.Before != "":
 			key, sep = ByPartBefore, before.Before
 		}
-		s, err := BalancedSticky(key, sep, p.Weights)
+		if name == "balanced_sticky" {
+			s, err := BalancedSticky(key, sep, p.Weights)
+			return s, true, err
+		}
+		var options []V2Option
+		if p.Overload != nil {
+			options = append(options, WithOverloadPercent(*p.Overload))
+		}
+		if p.Underload != nil {
+			options = append(options, WithUnderloadPercent(*p.Underload))
+		}
+		s, err := BalancedStickyV2(key, sep, options...)
 		return s, true, err
 	}
 	t.Fatalf("no typed constructor for %s", name)

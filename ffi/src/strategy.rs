@@ -6,7 +6,8 @@ use std::ffi::{c_char, CString};
 use std::sync::Arc;
 
 use rocketmq_rebalance::strategy::{
-    allocation_by_counts, Allocation, Averagely, AveragelyByCircle, BalancedSticky, ByConfig, ByMachineRoom, ConsistentHash, CountStrategy, MachineRoomNearby,
+    allocation_by_counts, Allocation, Averagely, AveragelyByCircle, BalancedSticky, BalancedStickyV2, ByConfig, ByMachineRoom, ConsistentHash, CountStrategy,
+    MachineRoomNearby,
 };
 use rocketmq_rebalance::{Error, Strategy, StrategyConfig};
 use serde_json::Value;
@@ -147,19 +148,56 @@ pub unsafe extern "C" fn rmq_strategy_balanced_sticky_new(
     // SAFETY: the caller's arguments.
     unsafe {
         make(out, || {
-            // The C enum's values, as the names the core decides on.
-            let key = match stable_key {
-                k if k == rmq_stable_key::ClientId as u32 => "client_id",
-                k if k == rmq_stable_key::Host as u32 => "host",
-                k if k == rmq_stable_key::Before as u32 => "before",
-                _ => return Err(rmq_result::OutOfRange),
-            };
+            let key = stable_key_name(stable_key)?;
             let keys = owned_ids(weight_keys, weights_len)?;
             let values = slice_arg(weights, weights_len)?;
             let pairs = keys.into_iter().zip(values.iter().map(|w| i64::from(*w)));
             general(BalancedSticky::from_parts(key, opt_str_arg(separator)?, pairs)?)
         })
     }
+}
+
+/// The overload BALANCED_STICKY_V2 takes by default (`rmq_strategy_balanced_sticky_v2_new`).
+pub const RMQ_BALANCED_STICKY_V2_DEFAULT_OVERLOAD_PERCENT: i64 = 20;
+/// The underload BALANCED_STICKY_V2 takes by default.
+pub const RMQ_BALANCED_STICKY_V2_DEFAULT_UNDERLOAD_PERCENT: i64 = 40;
+
+/// BALANCED_STICKY_V2 (experimental, not a Java strategy; see docs/balanced-sticky.md): balanced
+/// within stated caps rather than exactly, so that few queues move when members come and go. No
+/// member holds more than `ceil(Q * (100 + overload_percent) / (100 * C))` queues in total nor
+/// fewer than `floor(Q * (100 - underload_percent) / (100 * C))` (none idle while another holds
+/// two), nor more than `ceil(Q_t / C) + 1` of one topic; the answer does not depend on the order
+/// of the lists.
+///
+/// `stable_key` and `separator` as for `rmq_strategy_balanced_sticky_new`. `overload_percent`
+/// must be 0 to 400 and `underload_percent` 0 to 100 (`RMQ_RESULT_INVALID_PARAMETERS`); pass
+/// `RMQ_BALANCED_STICKY_V2_DEFAULT_OVERLOAD_PERCENT` and `..._UNDERLOAD_PERCENT` for the defaults.
+/// Nothing is kept of the arguments after the call.
+#[no_mangle]
+pub unsafe extern "C" fn rmq_strategy_balanced_sticky_v2_new(
+    stable_key: u32,
+    separator: *const c_char,
+    overload_percent: i64,
+    underload_percent: i64,
+    out: *mut *mut rmq_strategy,
+) -> rmq_result {
+    // SAFETY: the caller's arguments.
+    unsafe {
+        make(out, || {
+            let key = stable_key_name(stable_key)?;
+            general(BalancedStickyV2::from_parts(key, opt_str_arg(separator)?, overload_percent, underload_percent)?)
+        })
+    }
+}
+
+/// The C enum's values, as the names the core decides on.
+fn stable_key_name(stable_key: u32) -> Result<&'static str, rmq_result> {
+    Ok(match stable_key {
+        k if k == rmq_stable_key::ClientId as u32 => "client_id",
+        k if k == rmq_stable_key::Host as u32 => "host",
+        k if k == rmq_stable_key::Before as u32 => "before",
+        _ => return Err(rmq_result::OutOfRange),
+    })
 }
 
 /// MACHINE_ROOM (`AllocateMessageQueueByMachineRoom` after `setConsumeridcs`). `idcs` NULL (with

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns the committed conformance vectors (tests/vectors/data/*.jsonl, answered by the real Java
-client; then any further files named, such as tests/golden/balanced_sticky.jsonl, answered by the
+client; then any further files named, such as tests/golden/balanced_sticky.jsonl and balanced_sticky_v2.jsonl, answered by the
 core) into a line format a C11 test reads with sscanf: every string hex-encoded behind an `x`
 (so `x` alone is the empty string), `-` for Java's null.
 
@@ -73,6 +73,10 @@ def typed(strategy, params):
         kind, sep = (2, s(key["before"])) if isinstance(key, dict) else ({"client_id": 0, "host": 1}[key], "-")
         weights = params.get("weights") or {}
         return [f"typed balanced_sticky {kind} {sep} {len(weights)} " + " ".join(f"{s(k)} {w}" for k, w in weights.items())]
+    if strategy == "balanced_sticky_v2":
+        key = params.get("stable_key", "client_id")
+        kind, sep = (2, s(key["before"])) if isinstance(key, dict) else ({"client_id": 0, "host": 1}[key], "-")
+        return [f"typed balanced_sticky_v2 {kind} {sep} {params.get('overload_percent', 20)} {params.get('underload_percent', 40)}"]
     raise SystemExit(f"no typed constructor for {strategy}")
 
 

@@ -243,6 +243,18 @@ public:
                                                     keys.size(), out);
         });
     }
+    /// BALANCED_STICKY_V2 (experimental): balanced within caps (total at most
+    /// ceil(Q * (100 + overload_percent) / (100 * C)), at least floor(Q * (100 - underload_percent)
+    /// / (100 * C)), per topic at most ceil(Q_t / C) + 1); members ranked by `key` as for
+    /// balanced_sticky.
+    static Strategy balanced_sticky_v2(rmq_stable_key key = RMQ_STABLE_KEY_CLIENT_ID, const std::optional<std::string> &separator = std::nullopt,
+                                       int64_t overload_percent = RMQ_BALANCED_STICKY_V2_DEFAULT_OVERLOAD_PERCENT,
+                                       int64_t underload_percent = RMQ_BALANCED_STICKY_V2_DEFAULT_UNDERLOAD_PERCENT) {
+        return make([&](rmq_strategy **out) {
+            return rmq_strategy_balanced_sticky_v2_new(static_cast<uint32_t>(key), separator ? separator->c_str() : nullptr, overload_percent,
+                                                       underload_percent, out);
+        });
+    }
     /// std::nullopt: no list (allocate then returns std::nullopt, Java's null).
     static Strategy by_config(const std::optional<QueueList> &queues) {
         return make([&](rmq_strategy **out) { return rmq_strategy_by_config_new(queues ? queues->get() : nullptr, out); });

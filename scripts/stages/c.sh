@@ -49,7 +49,7 @@ missing=$(comm -23 <(echo "$declared") <(echo "$exported" | sort -u))
 echo "$(wc -l <<< "$exported") symbols, every one rmq_*, every declared function exported"
 
 echo "-- C11 tests: build plain and with -fsanitize=address,undefined"
-python3 ffi/tests/vectors_to_text.py tests/vectors/data "$out/vectors.txt" tests/golden/balanced_sticky.jsonl
+python3 ffi/tests/vectors_to_text.py tests/vectors/data "$out/vectors.txt" tests/golden/balanced_sticky.jsonl tests/golden/balanced_sticky_v2.jsonl
 for t in test_api test_queue_list test_diagnose test_engine test_engine_safety test_vectors; do
   gcc "${cflags[@]}" -o "$out/$t" "ffi/tests/c/$t.c" "${libs[@]}"
   gcc "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \

@@ -162,6 +162,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("stale-views", include_str!("../scenarios/stale-views.toml")),
     ("chaos", include_str!("../scenarios/chaos.toml")),
     ("balanced-sticky", include_str!("../scenarios/balanced-sticky.toml")),
+    ("balanced-sticky-v2", include_str!("../scenarios/balanced-sticky-v2.toml")),
     ("host-faults", include_str!("../scenarios/host-faults.toml")),
 ];
 

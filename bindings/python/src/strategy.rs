@@ -11,8 +11,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pyo3::PyClassInitializer;
 use rocketmq_rebalance::strategy::{
-    positions_by_counts, Allocation, Averagely, AveragelyByCircle, BalancedSticky, ByConfig, ByMachineRoom, ConsistentHash, CountStrategy, MachineRoomNearby,
-    MachineRoomResolver, SeparatorResolver,
+    positions_by_counts, Allocation, Averagely, AveragelyByCircle, BalancedSticky, BalancedStickyV2, ByConfig, ByMachineRoom, ConsistentHash, CountStrategy,
+    MachineRoomNearby, MachineRoomResolver, SeparatorResolver,
 };
 use rocketmq_rebalance::{Error, MessageQueue, Strategy, StrategyConfig};
 
@@ -297,6 +297,22 @@ impl PyBalancedSticky {
     }
 }
 
+#[pyclass(module = "rocketmq_rebalance", name = "BalancedStickyV2", extends = PyStrategy, frozen)]
+pub struct PyBalancedStickyV2;
+
+#[pymethods]
+impl PyBalancedStickyV2 {
+    /// `stable_key` and `separator` as for BalancedSticky; `overload_percent` (0-400) and
+    /// `underload_percent` (0-100): how far above and below the even share Q/C a member's total
+    /// may go.
+    #[new]
+    #[pyo3(signature = (stable_key = "client_id", *, separator = None, overload_percent = 20, underload_percent = 40))]
+    fn new(py: Python<'_>, stable_key: &str, separator: Option<String>, overload_percent: i64, underload_percent: i64) -> PyResult<PyClassInitializer<Self>> {
+        let s = BalancedStickyV2::from_parts(stable_key, separator.as_deref(), overload_percent, underload_percent).py_err(py)?;
+        Ok(base(Arc::new(s)).add_subclass(PyBalancedStickyV2))
+    }
+}
+
 /// A resolver written in Python: `broker_room(queue) -> str | None` and
 /// `consumer_room(client_id) -> str | None`, as methods of one object or as two callables.
 #[derive(Debug)]
@@ -409,6 +425,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyByMachineRoom>()?;
     m.add_class::<PyByConfig>()?;
     m.add_class::<PyBalancedSticky>()?;
+    m.add_class::<PyBalancedStickyV2>()?;
     m.add_class::<PySeparatorResolver>()?;
     m.add_function(wrap_pyfunction!(strategy_from_config, m)?)?;
     Ok(())

@@ -2,21 +2,13 @@
 strategy with no Java original), the typed class against the config form, and properties checked
 here on seeded random groups."""
 
-import json
 import random
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 import pytest
 
 import rocketmq_rebalance as rr
-from conftest import ROOT
-
-GOLDEN = ROOT / "tests" / "golden" / "balanced_sticky.jsonl"
-
-
-def golden() -> List[Dict[str, Any]]:
-    with open(GOLDEN, encoding="utf-8") as f:
-        return [json.loads(line) for line in f]
+from conftest import golden_failures
 
 
 def typed(params: Dict[str, Any]) -> rr.Strategy:
@@ -28,19 +20,7 @@ def typed(params: Dict[str, Any]) -> rr.Strategy:
 
 
 def test_every_committed_answer_by_config_and_by_class() -> None:
-    cases = golden()
-    assert len(cases) >= 400
-    failures = []
-    for case in cases:
-        mq_all = None if case["mq_all"] is None else [rr.MessageQueue(t, b, i) for t, b, i in case["mq_all"]]
-        for strategy in (rr.strategy_from_config("balanced_sticky", **case["params"]), typed(case["params"])):
-            try:
-                mine = strategy.allocate(case["group"], case["current"], mq_all, case["cid_all"])
-                got = {"result": [[q.topic, q.broker_name, q.queue_id] for q in mine or []]}
-            except rr.IllegalArgumentError as e:
-                got = {"error": f"{e.java_exception}: {e}"}
-            if got != case["expected"]:
-                failures.append(f"{case['id']} ({strategy.name}): want {case['expected']}, got {got}")
+    failures = golden_failures("balanced_sticky.jsonl", "balanced_sticky", typed)
     assert not failures, "\n".join(failures[:10])
 
 

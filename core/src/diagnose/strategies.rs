@@ -127,7 +127,7 @@ fn candidates(snapshot: &Snapshot, client: &str) -> Vec<Named> {
     let java_hash = java_property(snapshot, client).is_some_and(|p| p.split('@').next() == Some(JAVA_CONSISTENT_HASH));
     let mut out = Vec::new();
     if !java_hash {
-        out.extend(["averagely", "circle", "balanced_sticky"].iter().filter_map(|n| Named::from_config(n, &Value::Null).ok()));
+        out.extend(["averagely", "circle", "balanced_sticky", "balanced_sticky_v2"].iter().filter_map(|n| Named::from_config(n, &Value::Null).ok()));
     }
     let hashes: &[&str] = if java_hash { &["consistent_hash"] } else { &["consistent_hash", "go_consistent_hash"] };
     for name in hashes {

@@ -175,7 +175,7 @@ fn run(op: &Op, strategy: &mut *mut rmq_strategy, list: *mut rmq_queue_list) {
             }
             Op::Typed { kind, virtual_nodes, idcs } => {
                 let mut s = ptr::null_mut();
-                let rc = match kind % 6 {
+                let rc = match kind % 7 {
                     0 => rmq_strategy_averagely_new(&mut s),
                     1 => rmq_strategy_circle_new(&mut s),
                     2 => rmq_strategy_consistent_hash_new(*virtual_nodes % 2000, &mut s),
@@ -187,6 +187,13 @@ fn run(op: &Op, strategy: &mut *mut rmq_strategy, list: *mut rmq_queue_list) {
                         }
                     },
                     4 => rmq_strategy_by_config_new(list, &mut s),
+                    5 => {
+                        // Arbitrary key codes, separators and caps (in range and out of it).
+                        let sep = idcs.as_ref().and_then(|raw| raw.first()).map(|b| c(b));
+                        let key = (*virtual_nodes as u32) % 4;
+                        let sep_ptr = if *virtual_nodes & 0x100 != 0 { sep.as_ref().map_or(ptr::null(), |s| s.as_ptr()) } else { ptr::null() };
+                        rmq_strategy_balanced_sticky_v2_new(key, sep_ptr, (*virtual_nodes >> 16) % 600 - 100, (*virtual_nodes >> 32) % 200 - 50, &mut s)
+                    }
                     _ => {
                         // Arbitrary key codes, separators, weight keys and weights (0 included).
                         let raw = idcs.clone().unwrap_or_default();

@@ -303,6 +303,45 @@ static void test_strategy_errors(void) {
     rmq_queue_list_free(queues);
 }
 
+/* BALANCED_STICKY_V2's typed constructor: every misuse, names carrying the parameters, the caps
+ * (worked out by hand: 10 queues over 3 members, overload 0 and underload 0 give totals 3 or 4). */
+static void test_balanced_sticky_v2(void) {
+    rmq_strategy *s = NULL;
+    const int64_t o = RMQ_BALANCED_STICKY_V2_DEFAULT_OVERLOAD_PERCENT, u = RMQ_BALANCED_STICKY_V2_DEFAULT_UNDERLOAD_PERCENT;
+    CHECK_RC(rmq_strategy_balanced_sticky_v2_new(3, NULL, o, u, &s), RMQ_RESULT_OUT_OF_RANGE);
+    CHECK_RC(rmq_strategy_balanced_sticky_v2_new(RMQ_STABLE_KEY_BEFORE, NULL, o, u, &s), RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK_RC(rmq_strategy_balanced_sticky_v2_new(RMQ_STABLE_KEY_HOST, "#", o, u, &s), RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK_RC(rmq_strategy_balanced_sticky_v2_new(RMQ_STABLE_KEY_HOST, NULL, -1, u, &s), RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK(strstr(last_message(), "overload_percent -1") != NULL);
+    CHECK_RC(rmq_strategy_balanced_sticky_v2_new(RMQ_STABLE_KEY_HOST, NULL, o, 101, &s), RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK_RC(rmq_strategy_balanced_sticky_v2_new(RMQ_STABLE_KEY_HOST, NULL, o, u, NULL), RMQ_RESULT_NULL_PARAMETER);
+    CHECK(s == NULL);
+
+    CHECK_OK(rmq_strategy_balanced_sticky_v2_new(RMQ_STABLE_KEY_CLIENT_ID, NULL, o, u, &s));
+    CHECK(strcmp(rmq_strategy_name(s), "BALANCED_STICKY_V2") == 0);
+    rmq_strategy_free(s);
+    CHECK_OK(rmq_strategy_balanced_sticky_v2_new(RMQ_STABLE_KEY_BEFORE, "#", 0, 0, &s));
+    CHECK(strcmp(rmq_strategy_name(s), "BALANCED_STICKY_V2-before:#-overload:0-underload:0") == 0);
+    rmq_strategy *from_config = NULL;
+    CHECK_OK(rmq_strategy_from_config("balanced_sticky_v2", "{\"stable_key\": {\"before\": \"#\"}, \"overload_percent\": 0, \"underload_percent\": 0}", &from_config));
+    CHECK(strcmp(rmq_strategy_name(s), rmq_strategy_name(from_config)) == 0);
+    rmq_queue_list *queues = queues_of("T", "b", 10);
+    const char *ids[] = {"10.0.0.2@7#1", "10.0.0.1@5#1", "10.0.0.3@5#1"};
+    size_t total = 0;
+    for (size_t m = 0; m < 3; m++) {
+        size_t positions[10], n = 0, n2 = 0;
+        CHECK_OK(rmq_strategy_allocate_positions(s, "g", ids[m], queues, ids, 3, positions, 10, &n));
+        CHECK(n == 3 || n == 4);
+        CHECK_OK(rmq_strategy_allocate_positions(from_config, "g", ids[m], queues, ids, 3, positions, 10, &n2));
+        CHECK(n2 == n);
+        total += n;
+    }
+    CHECK(total == 10);
+    rmq_queue_list_free(queues);
+    rmq_strategy_free(from_config);
+    rmq_strategy_free(s);
+}
+
 /* BALANCED_STICKY's typed constructor: every misuse, names carrying the parameters, weights. */
 static void test_balanced_sticky(void) {
     rmq_strategy *s = NULL;
@@ -528,6 +567,7 @@ int main(void) {
     test_java_order();
     test_strategy_errors();
     test_balanced_sticky();
+    test_balanced_sticky_v2();
     test_id_list();
     test_resolver();
     test_group_view();

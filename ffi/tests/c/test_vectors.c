@@ -170,6 +170,16 @@ static rmq_result build_typed(FILE *f, char *spec, rmq_strategy **out) {
         free(sep);
         return rc;
     }
+    if (strcmp(kind, "balanced_sticky_v2") == 0) {
+        unsigned key = 0;
+        char sep_token[4096];
+        long long overload = 0, underload = 0;
+        sscanf(rest, "%u %4095s %lld %lld", &key, sep_token, &overload, &underload);
+        char *sep = sep_token[0] == '-' ? NULL : decode(sep_token);
+        rmq_result rc = rmq_strategy_balanced_sticky_v2_new(key, sep, overload, underload, out);
+        free(sep);
+        return rc;
+    }
     fprintf(stderr, "unknown typed kind %s\n", kind);
     return RMQ_RESULT_UNKNOWN;
 }

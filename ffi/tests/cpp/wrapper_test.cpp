@@ -100,6 +100,27 @@ TEST(Strategy, BalancedStickyWeightsAndOrder) {
     EXPECT_EQ(rr::Strategy::balanced_sticky(RMQ_STABLE_KEY_BEFORE, "#").name(), "BALANCED_STICKY-before:#");
 }
 
+TEST(Strategy, BalancedStickyV2CapsAndDefaults) {
+    // The defaults are the config's defaults; 12 queues over 5 members with no overload and no
+    // underload: totals 2 or 3 (floor and ceiling of 12/5), 12 in all, whatever the order.
+    EXPECT_EQ(rr::Strategy::balanced_sticky_v2().name(), rr::Strategy::from_config("balanced_sticky_v2", "{}").name());
+    auto s = rr::Strategy::balanced_sticky_v2(RMQ_STABLE_KEY_HOST, std::nullopt, 0, 0);
+    EXPECT_EQ(s.name(), "BALANCED_STICKY_V2-host-overload:0-underload:0");
+    auto queues = rr::QueueList::range("T", "b", 12);
+    std::vector<std::string> ids = {"10.0.0.1@1", "10.0.0.2@1", "10.0.0.3@1", "10.0.0.4@1", "10.0.0.5@1"};
+    std::vector<std::string> reversed(ids.rbegin(), ids.rend());
+    size_t total = 0;
+    for (const auto &id : ids) {
+        auto mine = s.allocate("g", id, queues, ids)->to_vector();
+        EXPECT_TRUE(mine.size() == 2 || mine.size() == 3) << id;
+        EXPECT_EQ(s.allocate("g", id, queues, reversed)->to_vector(), mine);
+        total += mine.size();
+    }
+    EXPECT_EQ(total, 12u);
+    EXPECT_THROW(rr::Strategy::balanced_sticky_v2(RMQ_STABLE_KEY_HOST, std::nullopt, 401), rr::Error);
+    EXPECT_THROW(rr::Strategy::balanced_sticky_v2(RMQ_STABLE_KEY_BEFORE), rr::Error);
+}
+
 TEST(Strategy, ConfigNullAndOwnList) {
     auto queues = rr::QueueList::range("T", "b", 4);
     EXPECT_FALSE(rr::Strategy::by_config(std::nullopt).allocate("g", "a", queues, {"a"}).has_value());

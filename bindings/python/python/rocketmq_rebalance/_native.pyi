@@ -13,6 +13,7 @@ __all__ = [
     "ByMachineRoom",
     "ByConfig",
     "BalancedSticky",
+    "BalancedStickyV2",
     "SeparatorResolver",
     "strategy_from_config",
     "sort_like_java",
@@ -81,6 +82,12 @@ class BalancedSticky(Strategy):
     def __new__(
         cls, stable_key: str = "client_id", *, separator: Optional[str] = None, weights: Optional[Mapping[str, int]] = None, total_slack: int = 0
     ) -> BalancedSticky: ...
+
+@final
+class BalancedStickyV2(Strategy):
+    def __new__(
+        cls, stable_key: str = "client_id", *, separator: Optional[str] = None, overload_percent: int = 20, underload_percent: int = 40
+    ) -> BalancedStickyV2: ...
 
 @final
 class ByConfig(Strategy):

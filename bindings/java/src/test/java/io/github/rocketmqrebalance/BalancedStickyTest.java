@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -25,7 +23,6 @@ import org.junit.jupiter.api.Test;
 
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
 
 /**
  * BALANCED_STICKY from Java: the committed answers of the core (tests/golden, the reference for a
@@ -57,23 +54,7 @@ class BalancedStickyTest {
 
     @Test
     void everyCommittedAnswer() throws IOException {
-        List<String> lines = Files.readAllLines(GOLDEN, StandardCharsets.UTF_8);
-        assertTrue(lines.size() >= 400, lines.size() + " golden cases");
-        for (String line : lines) {
-            JsonObject c = JsonParser.parseString(line).getAsJsonObject();
-            JsonObject expected = c.getAsJsonObject("expected");
-            List<MessageQueue> mqAll = Pairs.queues(c.get("mq_all"));
-            String current = c.get("current").getAsString();
-            String got;
-            try {
-                List<MessageQueue> r = of(c.getAsJsonObject("params")).allocate("GID_golden", current, mqAll, Pairs.strings(c.get("cid_all")));
-                got = r.toString();
-            } catch (IllegalArgumentException e) {
-                got = "IllegalArgumentException: " + e.getMessage();
-            }
-            String want = expected.has("error") ? expected.get("error").getAsString() : String.valueOf(Pairs.queues(expected.get("result")));
-            assertEquals(want, got, c.get("id").getAsString());
-        }
+        Golden.checkEvery(GOLDEN, params -> of(params));
     }
 
     @Test

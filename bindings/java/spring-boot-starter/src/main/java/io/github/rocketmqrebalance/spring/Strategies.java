@@ -7,6 +7,7 @@ import java.util.Locale;
 import io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragely;
 import io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragelyByCircle;
 import io.github.rocketmqrebalance.NativeAllocateMessageQueueBalancedSticky;
+import io.github.rocketmqrebalance.NativeAllocateMessageQueueBalancedStickyV2;
 import io.github.rocketmqrebalance.NativeAllocateMessageQueueByMachineRoom;
 import io.github.rocketmqrebalance.NativeAllocateMessageQueueConsistentHash;
 import io.github.rocketmqrebalance.NativeStrategy;
@@ -18,7 +19,7 @@ import io.github.rocketmqrebalance.NativeStrategy;
  */
 final class Strategies {
     /** The names a property may give, in the core's spelling; each also answers to its Java name. */
-    static final String KNOWN = "consistent_hash, averagely, circle, balanced_sticky, by_machine_room";
+    static final String KNOWN = "consistent_hash, averagely, circle, balanced_sticky, balanced_sticky_v2, by_machine_room";
 
     private Strategies() {
     }
@@ -34,11 +35,18 @@ final class Strategies {
             unused.add("virtual-node-count");
         }
         boolean sticky = "balanced_sticky".equals(name);
-        if (!sticky) {
+        boolean v2 = "balanced_sticky_v2".equals(name);
+        if (!sticky && !v2) {
             addIf(unused, s.getStableKey() != null, "stable-key");
             addIf(unused, s.getStableKeySeparator() != null, "stable-key-separator");
+        }
+        if (!sticky) {
             addIf(unused, !s.getWeights().isEmpty(), "weights");
             addIf(unused, s.getTotalSlack() != null, "total-slack");
+        }
+        if (!v2) {
+            addIf(unused, s.getOverloadPercent() != null, "overload-percent");
+            addIf(unused, s.getUnderloadPercent() != null, "underload-percent");
         }
         addIf(unused, !s.getConsumeIdcs().isEmpty() && !"by_machine_room".equals(name), "consume-idcs");
         if (!unused.isEmpty()) {
@@ -76,6 +84,8 @@ final class Strategies {
                 return room;
             case "balanced_sticky":
                 return sticky(prefix, s);
+            case "balanced_sticky_v2":
+                return stickyV2(prefix, s);
             default:
                 throw new IllegalStateException(prefix + ".strategy: unknown strategy '" + s.getStrategy() + "'; known: " + KNOWN
                     + " (machine_room_nearby and by_config take code, not properties: set them in the listener's prepareStart)");
@@ -83,22 +93,14 @@ final class Strategies {
     }
 
     private static NativeAllocateMessageQueueBalancedSticky sticky(String prefix, StrategySettings s) {
-        String key = s.getStableKey() == null ? "client_id" : canonical(s.getStableKey());
+        String key = stableKey(prefix, s);
         NativeAllocateMessageQueueBalancedSticky sticky;
         if ("client_id".equals(key)) {
             sticky = new NativeAllocateMessageQueueBalancedSticky();
         } else if ("host".equals(key)) {
             sticky = NativeAllocateMessageQueueBalancedSticky.byHost();
-        } else if ("before".equals(key)) {
-            if (s.getStableKeySeparator() == null || s.getStableKeySeparator().isEmpty()) {
-                throw new IllegalStateException(prefix + ".stable-key-separator is required by stable-key=before");
-            }
-            sticky = NativeAllocateMessageQueueBalancedSticky.byPartBefore(s.getStableKeySeparator());
         } else {
-            throw new IllegalStateException(prefix + ".stable-key: unknown key '" + s.getStableKey() + "'; known: client_id, host, before");
-        }
-        if (s.getStableKeySeparator() != null && !"before".equals(key)) {
-            throw new IllegalStateException(prefix + ".stable-key-separator does not apply: stable-key is " + key);
+            sticky = NativeAllocateMessageQueueBalancedSticky.byPartBefore(s.getStableKeySeparator());
         }
         if (!s.getWeights().isEmpty()) {
             sticky = sticky.withWeights(s.getWeights());
@@ -107,6 +109,38 @@ final class Strategies {
             sticky = sticky.withTotalSlack(s.getTotalSlack());
         }
         return sticky;
+    }
+
+    private static NativeAllocateMessageQueueBalancedStickyV2 stickyV2(String prefix, StrategySettings s) {
+        String key = stableKey(prefix, s);
+        NativeAllocateMessageQueueBalancedStickyV2 v2;
+        if ("client_id".equals(key)) {
+            v2 = new NativeAllocateMessageQueueBalancedStickyV2();
+        } else if ("host".equals(key)) {
+            v2 = NativeAllocateMessageQueueBalancedStickyV2.byHost();
+        } else {
+            v2 = NativeAllocateMessageQueueBalancedStickyV2.byPartBefore(s.getStableKeySeparator());
+        }
+        if (s.getOverloadPercent() != null || s.getUnderloadPercent() != null) {
+            v2 = v2.withCaps(s.getOverloadPercent() == null ? NativeAllocateMessageQueueBalancedStickyV2.DEFAULT_OVERLOAD_PERCENT : s.getOverloadPercent(),
+                s.getUnderloadPercent() == null ? NativeAllocateMessageQueueBalancedStickyV2.DEFAULT_UNDERLOAD_PERCENT : s.getUnderloadPercent());
+        }
+        return v2;
+    }
+
+    /** The stable key of either sticky strategy, checked with its separator: client_id, host or before. */
+    private static String stableKey(String prefix, StrategySettings s) {
+        String key = s.getStableKey() == null ? "client_id" : canonical(s.getStableKey());
+        if (!"client_id".equals(key) && !"host".equals(key) && !"before".equals(key)) {
+            throw new IllegalStateException(prefix + ".stable-key: unknown key '" + s.getStableKey() + "'; known: client_id, host, before");
+        }
+        if ("before".equals(key) && (s.getStableKeySeparator() == null || s.getStableKeySeparator().isEmpty())) {
+            throw new IllegalStateException(prefix + ".stable-key-separator is required by stable-key=before");
+        }
+        if (s.getStableKeySeparator() != null && !"before".equals(key)) {
+            throw new IllegalStateException(prefix + ".stable-key-separator does not apply: stable-key is " + key);
+        }
+        return key;
     }
 
     /** The core's spelling of a strategy name written in any of the usual ways. */

@@ -12,19 +12,20 @@ import java.util.Set;
  */
 public class StrategySettings {
     /**
-     * The allocation strategy: consistent_hash, averagely, circle, balanced_sticky or
-     * by_machine_room (the Java names CONSISTENT_HASH, AVG, AVG_BY_CIRCLE, BALANCED_STICKY and
-     * MACHINE_ROOM are read too). Unset: the listener keeps rocketmq-spring's AVG.
+     * The allocation strategy: consistent_hash, averagely, circle, balanced_sticky,
+     * balanced_sticky_v2 or by_machine_room (the Java names CONSISTENT_HASH, AVG, AVG_BY_CIRCLE,
+     * BALANCED_STICKY, BALANCED_STICKY_V2 and MACHINE_ROOM are read too). Unset: the listener keeps
+     * rocketmq-spring's AVG.
      */
     private String strategy;
 
     /** consistent_hash: virtual nodes per client on the ring (Java's default, 10, when unset). */
     private Integer virtualNodeCount;
 
-    /** balanced_sticky: what ranks a member: client_id (the default), host, or before (the part of the id before stable-key-separator). */
+    /** balanced_sticky and balanced_sticky_v2: what ranks a member: client_id (the default), host, or before (the part of the id before stable-key-separator). */
     private String stableKey;
 
-    /** balanced_sticky with stable-key=before: the separator. */
+    /** balanced_sticky and balanced_sticky_v2 with stable-key=before: the separator. */
     private String stableKeySeparator;
 
     /** balanced_sticky: weight per stable key (members not listed weigh 1). */
@@ -32,6 +33,12 @@ public class StrategySettings {
 
     /** balanced_sticky: how many queues a member's total may stray from its share (0, exact, when unset). */
     private Integer totalSlack;
+
+    /** balanced_sticky_v2: how far above the even share a member's total may go, in percent, 0 to 400 (20 when unset). */
+    private Integer overloadPercent;
+
+    /** balanced_sticky_v2: how far below the even share a member's total may go, in percent, 0 to 100 (40 when unset). */
+    private Integer underloadPercent;
 
     /** by_machine_room: the machine rooms this group consumes. */
     private Set<String> consumeIdcs = new LinkedHashSet<String>();
@@ -74,6 +81,22 @@ public class StrategySettings {
 
     public void setWeights(Map<String, Integer> weights) {
         this.weights = weights;
+    }
+
+    public Integer getOverloadPercent() {
+        return overloadPercent;
+    }
+
+    public void setOverloadPercent(Integer overloadPercent) {
+        this.overloadPercent = overloadPercent;
+    }
+
+    public Integer getUnderloadPercent() {
+        return underloadPercent;
+    }
+
+    public void setUnderloadPercent(Integer underloadPercent) {
+        this.underloadPercent = underloadPercent;
     }
 
     public Integer getTotalSlack() {

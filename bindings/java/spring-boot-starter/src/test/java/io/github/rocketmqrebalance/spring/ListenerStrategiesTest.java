@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Map;
 
 import io.github.rocketmqrebalance.NativeAllocateMessageQueueBalancedSticky;
+import io.github.rocketmqrebalance.NativeAllocateMessageQueueBalancedStickyV2;
 import io.github.rocketmqrebalance.NativeAllocateMessageQueueConsistentHash;
 
 import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
@@ -158,6 +159,26 @@ class ListenerStrategiesTest {
                 Map<String, String> applied = ctx.getBean(ListenerStrategyPostProcessor.class).applied();
                 assertThat(applied).containsOnlyKeys("GID_A", "GID_B", "GID_D");
             });
+    }
+
+    @Test
+    void balancedStickyV2IsSelectedWithItsCaps() {
+        runner.withPropertyValues("rocketmq.rebalance.strategy=BALANCED_STICKY_V2", "rocketmq.rebalance.stable-key=host",
+            "rocketmq.rebalance.groups.GID_B.strategy=balanced-sticky-v2", "rocketmq.rebalance.groups.GID_B.overload-percent=30").run(ctx -> {
+                assertThat(ctx).hasNotFailed();
+                AllocateMessageQueueStrategy a = started(ctx, "GID_A");
+                assertThat(a.getName()).isEqualTo("BALANCED_STICKY_V2-host");
+                AllocateMessageQueueStrategy b = started(ctx, "GID_B");
+                assertThat(((NativeAllocateMessageQueueBalancedStickyV2) b).getOverloadPercent()).isEqualTo(30);
+                assertThat(((NativeAllocateMessageQueueBalancedStickyV2) b).getUnderloadPercent()).isEqualTo(40);
+                assertThat(b.getName()).isEqualTo("BALANCED_STICKY_V2-overload:30");
+            });
+        runner.withPropertyValues("rocketmq.rebalance.strategy=balanced_sticky_v2", "rocketmq.rebalance.underload-percent=101")
+            .run(ctx -> assertThat(failure(ctx)).contains("rocketmq.rebalance: ").contains("underload_percent 101"));
+        runner.withPropertyValues("rocketmq.rebalance.strategy=balanced_sticky_v2", "rocketmq.rebalance.total-slack=1")
+            .run(ctx -> assertThat(failure(ctx)).contains("rocketmq.rebalance.total-slack does not apply: the strategy is balanced_sticky_v2"));
+        runner.withPropertyValues("rocketmq.rebalance.strategy=balanced_sticky", "rocketmq.rebalance.overload-percent=10")
+            .run(ctx -> assertThat(failure(ctx)).contains("rocketmq.rebalance.overload-percent does not apply: the strategy is balanced_sticky"));
     }
 
     @Test
