@@ -42,6 +42,12 @@ import org.apache.rocketmq.common.message.MessageQueue;
 final class ConsumeLoop implements Runnable {
     private static final Logger LOG = Logger.getLogger(ConsumeLoop.class.getName());
     private static final long POLL_MS = 100;
+    /**
+     * How often the loop tells the engine its queues are still being pulled: far inside the
+     * engine's {@code pull_expired_ms} (120 s by default, as Java's), and not once per poll, which
+     * at tens of thousands of polls a second cost a native call per queue each time.
+     */
+    private static final long RECORD_PULLS_EVERY_MS = 1_000;
 
     /** Where the listener is in one queue state. */
     private static final class Position {
@@ -75,6 +81,9 @@ final class ConsumeLoop implements Runnable {
     private volatile Rebalancer rebalancer;
     private volatile OffsetStore offsets;
     private volatile boolean running = true;
+    /** Whether and when {@link #recordPulls} last told the engine (the poll thread's own). */
+    private boolean pullsRecorded;
+    private long pullsRecordedAt;
 
     /** {@code maxReconsumeTimes} is the count itself (callers map Java's -1 to no limit). */
     ConsumeLoop(DefaultLitePullConsumer puller, MessageListenerOrderly listener, ConsumeLocks consumeLocks, LongSupplier clock,
@@ -176,10 +185,12 @@ final class ConsumeLoop implements Runnable {
      */
     private void recordPulls() {
         Rebalancer r = rebalancer;
-        if (r == null) {
+        long now = clock.getAsLong();
+        if (r == null || pullsRecorded && now - pullsRecordedAt < RECORD_PULLS_EVERY_MS) {
             return;
         }
-        long now = clock.getAsLong();
+        pullsRecorded = true;
+        pullsRecordedAt = now;
         positions.forEach((mq, p) -> r.recordPull(mq, p.generation, now));
     }
 
@@ -298,7 +309,9 @@ final class ConsumeLoop implements Runnable {
     /** The listener is done with everything below {@code next}: it is the offset to commit. */
     private void advance(MessageQueue mq, Position p, long next) {
         p.next = next;
-        p.failures.keySet().removeIf(offset -> offset < next);
+        if (!p.failures.isEmpty()) {
+            p.failures.keySet().removeIf(offset -> offset < next);
+        }
         // Before the consume lock is released: a release commits right after taking it.
         offsets.updateOffset(mq, next, true);
     }
