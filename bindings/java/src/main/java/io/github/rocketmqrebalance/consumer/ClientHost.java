@@ -22,7 +22,7 @@ import org.apache.rocketmq.remoting.protocol.body.UnlockBatchRequestBody;
 /**
  * The engine's host over the real client: broker locks through the lock/unlock batch requests,
  * offsets through the group's offset store on the broker (synchronous commits), pulling through
- * {@link ConsumeLoop}, consume locks from {@link ConsumeLocks}. Called on the rebalance thread only.
+ * {@link ListenerCalls}, consume locks from {@link ConsumeLocks}. Called on the rebalance thread only.
  */
 final class ClientHost implements RebalanceHost {
     static final long BROKER_TIMEOUT_MS = 3_000;
@@ -33,15 +33,15 @@ final class ClientHost implements RebalanceHost {
     private final String group;
     /** This consumer's own store: only the engine and the listener thread move its offsets. */
     private final OffsetStore offsets;
-    private final ConsumeLoop loop;
+    private final ListenerCalls calls;
     private final ConsumeLocks consumeLocks;
     private final LongConsumer scheduleRound;
 
-    ClientHost(MQClientInstance client, String group, ConsumeLoop loop, ConsumeLocks consumeLocks, LongConsumer scheduleRound) {
+    ClientHost(MQClientInstance client, String group, ListenerCalls calls, ConsumeLocks consumeLocks, LongConsumer scheduleRound) {
         this.client = client;
         this.group = group;
         this.offsets = new RemoteBrokerOffsetStore(client, group);
-        this.loop = loop;
+        this.calls = calls;
         this.consumeLocks = consumeLocks;
         this.scheduleRound = scheduleRound;
     }
@@ -135,12 +135,12 @@ final class ClientHost implements RebalanceHost {
 
     @Override
     public void dispatchPull(MessageQueue mq, long offset, long delayMs, long generation) throws Exception {
-        loop.start(mq, offset, generation);
+        calls.start(mq, offset, generation, delayMs);
     }
 
     @Override
     public void stopPull(MessageQueue mq, long generation) {
-        loop.stop(mq, generation);
+        calls.stop(mq, generation);
     }
 
     @Override

@@ -10,9 +10,9 @@ import org.apache.rocketmq.remoting.protocol.body.ConsumeStatus;
 /**
  * Per-topic consume statistics for the running info's {@code statusTable}, in the meaning Java's
  * push consumer gives them: messages pulled and consumed (OK or failed) per second and the mean
- * call time over the last minute, and the failed messages over the last hour. The lite-pull
- * consumer underneath keeps none of these (its own answer's table is empty). Pull round trips are
- * the lite-pull consumer's own and are not seen here: {@code pullRT} stays 0.
+ * call time over the last minute, the failed messages over the last hour, and the mean round trip
+ * of the pulls that found messages over the last minute ({@code pullRT}, as Java counts it). The
+ * lite-pull consumer that stands for the group keeps none of these (its own answer's table is empty).
  */
 final class ConsumeStatistics {
     private static final int SECONDS = 60;
@@ -22,6 +22,8 @@ final class ConsumeStatistics {
     private static final class Topic {
         final long[] second = new long[SECONDS];
         final long[] pulled = new long[SECONDS];
+        final long[] pulls = new long[SECONDS];
+        final long[] pullNanos = new long[SECONDS];
         final long[] ok = new long[SECONDS];
         final long[] failed = new long[SECONDS];
         final long[] calls = new long[SECONDS];
@@ -40,7 +42,7 @@ final class ConsumeStatistics {
             int i = (int) (s % SECONDS);
             if (second[i] != s) {
                 second[i] = s;
-                pulled[i] = ok[i] = failed[i] = calls[i] = callMs[i] = 0;
+                pulled[i] = pulls[i] = pullNanos[i] = ok[i] = failed[i] = calls[i] = callMs[i] = 0;
             }
             return i;
         }
@@ -62,10 +64,14 @@ final class ConsumeStatistics {
         this.clockMs = clockMs;
     }
 
-    void pulled(String topic, int messages) {
+    /** One pull that found {@code messages} messages, {@code roundTripNanos} after it was issued. */
+    void pulled(String topic, int messages, long roundTripNanos) {
         Topic t = topics.computeIfAbsent(topic, k -> new Topic());
         synchronized (t) {
-            t.pulled[t.slot(clockMs.getAsLong() / 1000)] += messages;
+            int i = t.slot(clockMs.getAsLong() / 1000);
+            t.pulled[i] += messages;
+            t.pulls[i]++;
+            t.pullNanos[i] += roundTripNanos;
         }
     }
 
@@ -94,6 +100,8 @@ final class ConsumeStatistics {
         TreeMap<String, ConsumeStatus> out = new TreeMap<>();
         topics.forEach((name, t) -> {
             long pulled = 0;
+            long pulls = 0;
+            long pullNanos = 0;
             long ok = 0;
             long failed = 0;
             long calls = 0;
@@ -103,6 +111,8 @@ final class ConsumeStatistics {
                 for (int i = 0; i < SECONDS; i++) {
                     if (thisSecond - t.second[i] < SECONDS) {
                         pulled += t.pulled[i];
+                        pulls += t.pulls[i];
+                        pullNanos += t.pullNanos[i];
                         ok += t.ok[i];
                         failed += t.failed[i];
                         calls += t.calls[i];
@@ -117,6 +127,7 @@ final class ConsumeStatistics {
             }
             ConsumeStatus s = new ConsumeStatus();
             s.setPullTPS(pulled / (double) SECONDS);
+            s.setPullRT(pulls == 0 ? 0 : pullNanos / 1e6 / pulls);
             s.setConsumeOKTPS(ok / (double) SECONDS);
             s.setConsumeFailedTPS(failed / (double) SECONDS);
             s.setConsumeRT(calls == 0 ? 0 : callMs / (double) calls);

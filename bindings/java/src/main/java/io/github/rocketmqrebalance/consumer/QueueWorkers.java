@@ -16,17 +16,17 @@ import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
- * The consume thread pool. Each queue's polled messages wait in its backlog, and one task at a
+ * The consume thread pool. Each queue's fetched messages wait in its backlog, and one task at a
  * time per queue hands them to the listener: queues are consumed in parallel, each queue one call
  * after another (a slow call holds up only its own queue). A backlog that reaches
- * {@code pullThresholdForQueue} messages pauses that queue's fetching until it is handed over, as
- * the push consumer's flow control does. The pool is Java's: {@code consumeThreadMin} core threads
+ * {@code pullThresholdForQueue} messages, or {@code pullThresholdSizeForQueue} of message bodies,
+ * pauses that queue's fetching until it is handed over, as the push consumer's flow control does. The pool is Java's: {@code consumeThreadMin} core threads
  * over an unbounded work queue (so, as in Java, {@code consumeThreadMax} adds no thread).
  */
 final class QueueWorkers {
     private static final Logger LOG = Logger.getLogger(QueueWorkers.class.getName());
 
-    /** Consumes what it can of a queue's messages, in order (when it cannot go on, it calls {@link #refetch}). */
+    /** Consumes what it can of a queue's messages, in order (when it cannot go on, it has the queue fetched again). */
     interface Listener {
         void consume(MessageQueue mq, List<MessageExt> batch) throws Exception;
     }
@@ -41,6 +41,7 @@ final class QueueWorkers {
     /** One queue's messages not yet handed over; guarded by itself. */
     private static final class Backlog {
         final ArrayDeque<MessageExt> messages = new ArrayDeque<>();
+        long bytes;
         boolean draining;
         boolean paused;
     }
@@ -48,25 +49,28 @@ final class QueueWorkers {
     private final Listener listener;
     private final Fetching fetching;
     private final int threshold;
+    private final long thresholdBytes;
     private final ThreadPoolExecutor pool;
     private final Map<MessageQueue, Backlog> backlogs = new ConcurrentHashMap<>();
 
-    QueueWorkers(Listener listener, Fetching fetching, int threshold, int threadMin, int threadMax, String name) {
+    QueueWorkers(Listener listener, Fetching fetching, int threshold, long thresholdBytes, int threadMin, int threadMax, String name) {
         this.listener = listener;
         this.fetching = fetching;
         this.threshold = threshold;
+        this.thresholdBytes = thresholdBytes;
         AtomicInteger n = new AtomicInteger();
         this.pool = new ThreadPoolExecutor(threadMin, Math.max(threadMin, threadMax), 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
             r -> new Thread(r, "SafeOrderlyConsumer-consume-" + name + "-" + n.incrementAndGet()));
     }
 
-    /** Adds polled messages of {@code mq} to its backlog, and starts its task unless one runs. */
+    /** Adds fetched messages of {@code mq} to its backlog, and starts its task unless one runs. */
     void offer(MessageQueue mq, List<MessageExt> messages) {
         Backlog b = backlogs.computeIfAbsent(mq, q -> new Backlog());
         boolean start;
         synchronized (b) {
             b.messages.addAll(messages);
-            if (b.messages.size() >= threshold && !b.paused) {
+            b.bytes += bytes(messages);
+            if ((b.messages.size() >= threshold || b.bytes >= thresholdBytes) && !b.paused) {
                 b.paused = true;
                 fetching.pause(mq);
             }
@@ -84,27 +88,23 @@ final class QueueWorkers {
         }
     }
 
-    /**
-     * Fetches {@code mq} again from where its listener is: what waits in its backlog is dropped and
-     * {@code seek} runs, both under the backlog's lock, so that what the seek fetches anew (offered
-     * after it) is never dropped with the stale messages.
-     */
-    void refetch(MessageQueue mq, Runnable seek) {
-        Backlog b = backlogs.computeIfAbsent(mq, q -> new Backlog());
-        synchronized (b) {
-            b.messages.clear();
-            seek.run();
-        }
-    }
-
-    /** Forgets what was polled for {@code mq} and not yet handed over (the engine dropped it). */
+    /** Forgets what was fetched for {@code mq} and not yet handed over (the engine dropped it, or it is fetched again). */
     void forget(MessageQueue mq) {
         Backlog b = backlogs.get(mq);
         if (b != null) {
             synchronized (b) {
                 b.messages.clear();
+                b.bytes = 0;
             }
         }
+    }
+
+    private static long bytes(List<MessageExt> messages) {
+        long n = 0;
+        for (MessageExt m : messages) {
+            n += m.getBody() == null ? 0 : m.getBody().length;
+        }
+        return n;
     }
 
     private void drain(MessageQueue mq, Backlog b) {
@@ -121,6 +121,7 @@ final class QueueWorkers {
                 }
                 batch = new ArrayList<>(b.messages);
                 b.messages.clear();
+                b.bytes = 0;
             }
             try {
                 listener.consume(mq, batch);

@@ -24,9 +24,8 @@ import org.apache.rocketmq.remoting.protocol.header.GetConsumerRunningInfoReques
  * Answers the broker-relayed {@code GET_CONSUMER_RUNNING_INFO} for this consumer's group from the
  * engine's state, so that admin tools ({@code mqadmin consumerStatus}, the dashboard,
  * {@code rmq-rebalance inspect}) see what it really holds. Left alone, the client would answer
- * from its lite-pull consumer, which knows only what is assigned to it: a queue the engine released
- * can stay assigned (paused), a queue waiting for its broker lock shows as held, and the strategy
- * is not named. The client's own answer is still built (subscriptions, its other properties) and
+ * from the lite-pull consumer that stands for the group, which is assigned nothing (the queues
+ * are fetched by {@link QueuePuller}), and the strategy would not be named. The client's own answer is still built (subscriptions, its other properties) and
  * only its queue table, its status table (per-topic consume statistics) and three properties are replaced; requests for other groups of the same
  * client instance go to the client's processor untouched.
  */

@@ -75,29 +75,27 @@ public class SafeOrderlyConsumer {
     private int consumeThreadMin = 20;
     private int consumeThreadMax = 20;
     private int pullThresholdForQueue = 1000;
-    private int pullThreadNums = 64;
-    private final java.util.concurrent.atomic.AtomicBoolean warnedThreads = new java.util.concurrent.atomic.AtomicBoolean();
+    private int pullThresholdSizeForQueueMiB = 100;
+    private int pullBatchSize = 32;
     private QueueWorkers workers;
+    private QueuePuller pulls;
 
     private MQClientInstance client;
     private ScheduledExecutorService rebalanceThread;
     private ScheduledExecutorService watchThread;
     private BrokerWatch watch;
-    private Thread consumeThread;
-    private volatile ConsumeLoop loop;
+    private ListenerCalls calls;
     private ClientHost host;
     private Rebalancer rebalancer;
     private volatile boolean stopping;
 
     public SafeOrderlyConsumer(String group) {
         this.group = group;
+        // The client instance's consumer of the group: it heartbeats, and is assigned no queue
+        // (QueuePuller fetches them), so it never pulls and, with its silent store, commits nothing.
         this.puller = new DefaultLitePullConsumer(group);
         puller.setAutoCommit(false);
-        // The push consumer's defaults (the lite-pull consumer's own batch is 10).
-        puller.setPullBatchSize(32);
-        puller.setPullThresholdForQueue(pullThresholdForQueue);
-        puller.setPullThreadNums(pullThreadNums);
-        puller.setOffsetStore(SilentOffsetStore.create(mq -> loop == null ? null : loop.startOffset(mq)));
+        puller.setOffsetStore(SilentOffsetStore.create());
     }
 
     public void setNamesrvAddr(String namesrvAddr) {
@@ -208,7 +206,6 @@ public class SafeOrderlyConsumer {
             throw new IllegalArgumentException("pullThresholdForQueue must be 1 to 65535, not " + messages);
         }
         this.pullThresholdForQueue = messages;
-        puller.setPullThresholdForQueue(messages);
     }
 
     /** Flow control by size: the fetched bytes per queue held back at most, in MiB (default 100, as Java). */
@@ -216,23 +213,19 @@ public class SafeOrderlyConsumer {
         if (mib < 1 || mib > 1024) {
             throw new IllegalArgumentException("pullThresholdSizeForQueue must be 1 to 1024 (MiB), not " + mib);
         }
-        puller.setPullThresholdSizeForQueue(mib);
+        this.pullThresholdSizeForQueueMiB = mib;
     }
 
     /**
-     * The lite-pull consumer's fetch threads (default 64; its own default is 20). Its pulls are
-     * synchronous long polls: a held queue with no new message keeps a thread for up to 20 s, so
-     * with more held queues than threads, queues with messages wait behind empty ones (measured:
-     * 32 queues on 20 threads consumed at about 50 messages a second). Set it to at least the
-     * number of queues this consumer may hold; a round that holds more says so in the log.
-     * Before {@link #start()}.
+     * No effect since pulls became asynchronous (one thread issues them all, as the push
+     * consumer's); kept so code written against the lite-pull version still compiles. Checked as
+     * before.
      */
+    @Deprecated
     public void setPullThreadNums(int threads) {
         if (threads < 1 || threads > 1000) {
             throw new IllegalArgumentException("pullThreadNums must be 1 to 1000, not " + threads);
         }
-        this.pullThreadNums = threads;
-        puller.setPullThreadNums(threads);
     }
 
     /** How many messages one pull fetches from a queue (default 32, as {@code DefaultMQPushConsumer}). */
@@ -240,7 +233,42 @@ public class SafeOrderlyConsumer {
         if (messages < 1 || messages > 1024) {
             throw new IllegalArgumentException("pullBatchSize must be 1 to 1024, not " + messages);
         }
-        puller.setPullBatchSize(messages);
+        this.pullBatchSize = messages;
+    }
+
+    /** See {@link #setMaxReconsumeTimes}. */
+    public int getMaxReconsumeTimes() {
+        return maxReconsumeTimes;
+    }
+
+    /** See {@link #setConsumeMessageBatchMaxSize}. */
+    public int getConsumeMessageBatchMaxSize() {
+        return consumeMessageBatchMaxSize;
+    }
+
+    /** See {@link #setConsumeThreadMin}. */
+    public int getConsumeThreadMin() {
+        return consumeThreadMin;
+    }
+
+    /** See {@link #setConsumeThreadMin}. */
+    public int getConsumeThreadMax() {
+        return consumeThreadMax;
+    }
+
+    /** See {@link #setPullThresholdForQueue}. */
+    public int getPullThresholdForQueue() {
+        return pullThresholdForQueue;
+    }
+
+    /** See {@link #setPullThresholdSizeForQueue} (MiB). */
+    public int getPullThresholdSizeForQueue() {
+        return pullThresholdSizeForQueueMiB;
+    }
+
+    /** See {@link #setPullBatchSize}. */
+    public int getPullBatchSize() {
+        return pullBatchSize;
     }
 
     public void subscribe(String topic) {
@@ -280,29 +308,21 @@ public class SafeOrderlyConsumer {
         ConsumeLocks consumeLocks = new ConsumeLocks();
         watch = new BrokerWatch(broker -> host.bootTimestamp(broker), broker -> schedule(() -> brokerRestarted(broker), 0));
         ConsumeStatistics statistics = new ConsumeStatistics(SafeOrderlyConsumer::nowMs);
-        loop = new ConsumeLoop(puller, listener, consumeLocks, SafeOrderlyConsumer::nowMs, watch::open, consumeMessageBatchMaxSize,
+        calls = new ListenerCalls(listener, consumeLocks, SafeOrderlyConsumer::nowMs, watch::open, consumeMessageBatchMaxSize,
             maxReconsumeTimes < 0 ? Integer.MAX_VALUE : maxReconsumeTimes, new DeadLetters(client, group), statistics);
-        workers = new QueueWorkers(loop::consume, new QueueWorkers.Fetching() {
-            @Override
-            public void pause(MessageQueue mq) {
-                puller.pause(java.util.Collections.singletonList(mq));
-            }
-
-            @Override
-            public void resume(MessageQueue mq) {
-                puller.resume(java.util.Collections.singletonList(mq));
-            }
-        }, pullThresholdForQueue, consumeThreadMin, consumeThreadMax, group);
-        loop.useWorkers(workers);
+        pulls = new QueuePuller(client, group, calls::fetched, SafeOrderlyConsumer::nowMs, pullBatchSize, puller.getBrokerSuspendMaxTimeMillis(),
+            puller.getConsumerTimeoutMillisWhenSuspend());
+        workers = new QueueWorkers(calls::consume, pulls, pullThresholdForQueue, pullThresholdSizeForQueueMiB * 1024L * 1024L, consumeThreadMin,
+            consumeThreadMax, group);
+        calls.use(workers, pulls);
         rebalanceThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-rebalance-" + group));
-        host = new ClientHost(client, group, loop, consumeLocks, delay -> schedule(this::round, delay));
+        host = new ClientHost(client, group, calls, consumeLocks, delay -> schedule(this::round, delay));
         rebalancer = new Rebalancer(config.build(), strategy);
         for (String t : topics) {
             rebalancer.subscribe(t);
         }
-        loop.bind(rebalancer, host.offsets());
-        consumeThread = new Thread(loop, "SafeOrderlyConsumer-listener-" + group);
-        consumeThread.start();
+        calls.bind(rebalancer, host.offsets());
+        pulls.recordPullsTo(rebalancer::recordPull);
         listenForIdChanges(client);
         RunningInfo.install(client, group, strategy, () -> stopping || rebalancer == null ? null : new RunningInfo.State() {
             @Override
@@ -446,11 +466,6 @@ public class SafeOrderlyConsumer {
                 views.put(topic, new TopicView(queues, client.findConsumerIdList(topic, group)));
             }
             boolean again = false;
-            int held = rebalancer.held().size();
-            if (held > pullThreadNums && warnedThreads.compareAndSet(false, true)) {
-                LOG.warning("holding " + held + " queues with " + pullThreadNums + " pull threads: a queue with messages can wait up to 20 s "
-                    + "behind empty ones; setPullThreadNums(" + held + ") or more");
-            }
             for (RoundReport report : rebalancer.rebalanceAll(views, nowMs(), host)) {
                 again |= !report.balanced || report.skippedRound != null;
                 if (report.changed || !report.warnings.isEmpty()) {
@@ -547,12 +562,7 @@ public class SafeOrderlyConsumer {
             if (watchThread != null) {
                 watchThread.shutdownNow();
             }
-            loop.halt();
-            try {
-                consumeThread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            pulls.shutdown();
             workers.shutdown(Math.max(0, deadline - nowMs()));
             puller.shutdown();
             rebalancer.close();

@@ -411,6 +411,8 @@ class SafeOrderlyConsumerTest {
         // 160 messages consumed within the last minute, none failed: the per-topic statistics.
         org.apache.rocketmq.remoting.protocol.body.ConsumeStatus status = info.getStatusTable().get(TOPIC);
         assertTrue(status != null && status.getConsumeOKTPS() > 0 && status.getConsumeFailedMsgs() == 0, String.valueOf(info.getStatusTable()));
+        // Pulls that found messages have a round trip (measured in nanoseconds, so never 0 ms flat).
+        assertTrue(status.getPullTPS() > 0 && status.getPullRT() > 0, String.valueOf(info.getStatusTable()));
         Map<org.apache.rocketmq.common.message.MessageQueue, io.github.rocketmqrebalance.engine.QueueState> held = c.heldQueues();
         assertEquals(held.keySet(), info.getMqTable().keySet(), "the queues the engine holds");
         info.getMqTable().forEach((mq, p) -> {

@@ -36,11 +36,13 @@ import org.springframework.core.env.Environment;
 public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerContainer {
     private final DefaultRocketMQListenerContainer original;
     private final SafeOrderlyConsumer consumer;
+    private final long awaitTerminationMillis;
     private volatile boolean running;
 
-    private SafeOrderlyListenerContainer(DefaultRocketMQListenerContainer original, SafeOrderlyConsumer consumer) {
+    private SafeOrderlyListenerContainer(DefaultRocketMQListenerContainer original, SafeOrderlyConsumer consumer, long awaitTerminationMillis) {
         this.original = original;
         this.consumer = consumer;
+        this.awaitTerminationMillis = awaitTerminationMillis;
     }
 
     /**
@@ -108,7 +110,8 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
             }
             return ConsumeOrderlyStatus.SUCCESS;
         });
-        return new SafeOrderlyListenerContainer(original, safe);
+        // The annotation's awaitTerminationMillisWhenShutdown, which the container gave its stock consumer.
+        return new SafeOrderlyListenerContainer(original, safe, Math.max(0, stock.getAwaitTerminationMillisWhenShutdown()));
     }
 
     private static boolean notEmpty(String s) {
@@ -118,6 +121,11 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
     /** The consumer that consumes for this listener. */
     public SafeOrderlyConsumer getSafeOrderlyConsumer() {
         return consumer;
+    }
+
+    /** How long {@link #stop()} waits for running listener calls: the annotation's {@code awaitTerminationMillisWhenShutdown}. */
+    public long getAwaitTerminationMillis() {
+        return awaitTerminationMillis;
     }
 
     /** The container rocketmq-spring built; its {@code DefaultMQPushConsumer} is never started. */
@@ -138,11 +146,15 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
         running = true;
     }
 
-    /** Releases every queue as {@link SafeOrderlyConsumer#shutdown()} does: after its listener call returned. */
+    /**
+     * Releases every queue as {@link SafeOrderlyConsumer#shutdown(long)} does, waiting up to the
+     * annotation's {@code awaitTerminationMillisWhenShutdown} for running listener calls; a queue
+     * whose call still runs then stays locked until the broker's lock expiry.
+     */
     @Override
     public synchronized void stop() {
         if (running) {
-            consumer.shutdown();
+            consumer.shutdown(awaitTerminationMillis);
             running = false;
         }
     }

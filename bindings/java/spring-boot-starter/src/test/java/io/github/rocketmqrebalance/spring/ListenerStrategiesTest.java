@@ -7,6 +7,7 @@ import java.util.Map;
 import io.github.rocketmqrebalance.NativeAllocateMessageQueueBalancedSticky;
 import io.github.rocketmqrebalance.NativeAllocateMessageQueueBalancedStickyV2;
 import io.github.rocketmqrebalance.NativeAllocateMessageQueueConsistentHash;
+import io.github.rocketmqrebalance.consumer.SafeOrderlyConsumer;
 
 import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
@@ -89,8 +90,9 @@ class ListenerStrategiesTest {
         }
     }
 
-    /** An orderly listener. */
-    @RocketMQMessageListener(topic = "T_D", consumerGroup = "GID_D", consumeMode = ConsumeMode.ORDERLY)
+    /** An orderly listener, with values of its own for what a safe-orderly container passes on. */
+    @RocketMQMessageListener(topic = "T_D", consumerGroup = "GID_D", consumeMode = ConsumeMode.ORDERLY, maxReconsumeTimes = 3, consumeThreadNumber = 4,
+        consumeThreadMax = 6, awaitTerminationMillisWhenShutdown = 1500)
     static class ListenerD implements RocketMQListener<String> {
         @Override
         public void onMessage(String message) {
@@ -247,6 +249,18 @@ class ListenerStrategiesTest {
             assertThat(d.isRunning()).isTrue();
             assertThat(d.getSafeOrderlyConsumer().getClientId()).isNotNull();
             assertThat(d.getTopic()).isEqualTo("T_D");
+            // The annotation's dead-letter limit, threads and shutdown wait reach the consumer; the
+            // rest is the push consumer's defaults (the stock container's consumer holds the same).
+            SafeOrderlyConsumer consumer = d.getSafeOrderlyConsumer();
+            assertThat(consumer.getMaxReconsumeTimes()).isEqualTo(3);
+            assertThat(consumer.getConsumeThreadMin()).isEqualTo(4);
+            assertThat(consumer.getConsumeThreadMax()).isEqualTo(6);
+            assertThat(d.getAwaitTerminationMillis()).isEqualTo(1500);
+            DefaultMQPushConsumer stock = d.getOriginal().getConsumer();
+            assertThat(consumer.getConsumeMessageBatchMaxSize()).isEqualTo(stock.getConsumeMessageBatchMaxSize()).isEqualTo(1);
+            assertThat(consumer.getPullBatchSize()).isEqualTo(stock.getPullBatchSize()).isEqualTo(32);
+            assertThat(consumer.getPullThresholdForQueue()).isEqualTo(stock.getPullThresholdForQueue()).isEqualTo(1000);
+            assertThat(consumer.getPullThresholdSizeForQueue()).isEqualTo(stock.getPullThresholdSizeForQueue()).isEqualTo(100);
             // rocketmq-spring's own consumer for the group was never started.
             @SuppressWarnings("deprecation")
             org.apache.rocketmq.common.ServiceState state = d.getConsumer().getDefaultMQPushConsumerImpl().getServiceState();

@@ -2,10 +2,8 @@ package io.github.rocketmqrebalance.consumer;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
@@ -15,7 +13,6 @@ import java.util.logging.Logger;
 
 import io.github.rocketmqrebalance.engine.Rebalancer;
 
-import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyContext;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
@@ -24,30 +21,22 @@ import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
- * Pulling and the listener. The lite-pull consumer (assign mode, committing nothing) fetches the
- * queues the engine dispatched; one thread polls, and {@link QueueWorkers} call the listener, queues
- * in parallel and each queue one call after another, each call
- * under that queue state's consume lock and only while the engine says the state is consumable,
- * so a queue being released or whose lock was lost gets no further call, nor does a queue of a
- * broker {@link BrokerWatch} fences. The next offset of each
- * state is tracked here: a message below it (a stale buffer) is skipped, a gap makes it seek back
- * rather than consume past a message.
+ * The listener's side of each dispatched queue state. {@link QueuePuller} fetches the queues and
+ * hands what it fetched here ({@link #fetched}); {@link QueueWorkers} call the listener, queues in
+ * parallel and each queue one call after another, each call under that queue state's consume lock
+ * and only while the engine says the state is consumable, so a queue being released or whose lock
+ * was lost gets no further call, nor does a queue of a broker {@link BrokerWatch} fences. The next
+ * offset of each state is tracked here: a message below it (a stale buffer) is skipped, a gap
+ * makes it fetch again from there rather than consume past a message.
  *
- * <p>A queue's polled messages go to the listener {@code consumeMessageBatchMaxSize} at a time. A
+ * <p>A queue's fetched messages go to the listener {@code consumeMessageBatchMaxSize} at a time. A
  * call that fails (any status but SUCCESS, or a throw) counts an attempt against each of its
  * messages and suspends the queue for the context's {@code suspendCurrentQueueTimeMillis}, as
  * Java's orderly consumer does; a message that has failed {@code maxReconsumeTimes} times goes to
  * the dead-letter queue ({@link DeadLetters}) and the queue goes on past it.
  */
-final class ConsumeLoop implements Runnable {
-    private static final Logger LOG = Logger.getLogger(ConsumeLoop.class.getName());
-    private static final long POLL_MS = 100;
-    /**
-     * How often the loop tells the engine its queues are still being pulled: far inside the
-     * engine's {@code pull_expired_ms} (120 s by default, as Java's), and not once per poll, which
-     * at tens of thousands of polls a second cost a native call per queue each time.
-     */
-    private static final long RECORD_PULLS_EVERY_MS = 1_000;
+final class ListenerCalls {
+    private static final Logger LOG = Logger.getLogger(ListenerCalls.class.getName());
 
     /** Where the listener is in one queue state. */
     private static final class Position {
@@ -63,7 +52,7 @@ final class ConsumeLoop implements Runnable {
         }
     }
 
-    private final DefaultLitePullConsumer puller;
+    private volatile QueuePuller puller;
     private final MessageListenerOrderly listener;
     private final ConsumeLocks consumeLocks;
     private final LongSupplier clock;
@@ -74,21 +63,13 @@ final class ConsumeLoop implements Runnable {
     private final DeadLetters deadLetters;
     private final ConsumeStatistics statistics;
     private final Map<MessageQueue, Position> positions = new ConcurrentHashMap<>();
-    /** What the puller is assigned; a paused queue stays in it (the puller refuses an empty set). */
-    private final Set<MessageQueue> assigned = ConcurrentHashMap.newKeySet();
-    private final Set<MessageQueue> paused = ConcurrentHashMap.newKeySet();
     private volatile QueueWorkers workers;
     private volatile Rebalancer rebalancer;
     private volatile OffsetStore offsets;
-    private volatile boolean running = true;
-    /** Whether and when {@link #recordPulls} last told the engine (the poll thread's own). */
-    private boolean pullsRecorded;
-    private long pullsRecordedAt;
 
     /** {@code maxReconsumeTimes} is the count itself (callers map Java's -1 to no limit). */
-    ConsumeLoop(DefaultLitePullConsumer puller, MessageListenerOrderly listener, ConsumeLocks consumeLocks, LongSupplier clock,
+    ListenerCalls(MessageListenerOrderly listener, ConsumeLocks consumeLocks, LongSupplier clock,
         Predicate<String> brokerOpen, int batchMax, int maxReconsumeTimes, DeadLetters deadLetters, ConsumeStatistics statistics) {
-        this.puller = puller;
         this.listener = listener;
         this.consumeLocks = consumeLocks;
         this.clock = clock;
@@ -104,102 +85,33 @@ final class ConsumeLoop implements Runnable {
         this.offsets = offsets;
     }
 
-    /** The pool that calls the listener; set before the loop runs. */
-    void useWorkers(QueueWorkers workers) {
+    /** The pool that calls the listener and the fetching; both set before the first queue starts. */
+    void use(QueueWorkers workers, QueuePuller puller) {
         this.workers = workers;
+        this.puller = puller;
     }
 
-    /** Where the engine started {@code mq}'s current state: what the puller's offset store answers. */
-    Long startOffset(MessageQueue mq) {
-        Position p = positions.get(mq);
-        return p == null ? null : p.next;
-    }
-
-    /**
-     * The engine took {@code mq} as state {@code generation}, starting at {@code offset}. A queue
-     * newly assigned to the puller is fetched from {@link #startOffset}; only a queue still
-     * assigned from before (paused, see {@link #stop}) needs a seek.
-     */
-    synchronized void start(MessageQueue mq, long offset, long generation) throws Exception {
+    /** The engine took {@code mq} as state {@code generation}, starting at {@code offset}: fetch it after {@code delayMs}. */
+    void start(MessageQueue mq, long offset, long generation, long delayMs) {
         positions.put(mq, new Position(generation, offset));
-        boolean stillAssigned = paused.remove(mq);
-        if (!stillAssigned) {
-            assigned.removeAll(paused); // a queue left paused is let go now that the set is not empty
-            paused.clear();
-        }
-        assigned.add(mq);
-        puller.assign(new ArrayList<>(assigned));
-        if (stillAssigned) {
-            puller.resume(Collections.singletonList(mq));
-            puller.seek(mq, offset);
-        }
+        puller.start(mq, generation, offset, delayMs);
     }
 
     /** The engine dropped state {@code generation} of {@code mq}: stop fetching it. */
-    synchronized void stop(MessageQueue mq, long generation) {
+    void stop(MessageQueue mq, long generation) {
         Position p = positions.get(mq);
         if (p == null || p.generation != generation) {
             return;
         }
-        positions.remove(mq);
+        positions.remove(mq, p);
+        puller.stop(mq, generation);
         workers.forget(mq);
-        if (assigned.size() == 1) {
-            // assign() refuses an empty set: the last queue stays assigned, paused.
-            puller.pause(Collections.singletonList(mq));
-            paused.add(mq);
-        } else {
-            assigned.remove(mq);
-            paused.removeAll(Collections.singleton(mq));
-            puller.assign(new ArrayList<>(assigned));
-        }
     }
 
-    void halt() {
-        running = false;
-    }
-
-    @Override
-    public void run() {
-        while (running) {
-            try {
-                List<MessageExt> polled = puller.poll(POLL_MS);
-                recordPulls();
-                for (Map.Entry<MessageQueue, List<MessageExt>> e : byQueue(polled).entrySet()) {
-                    statistics.pulled(e.getKey().getTopic(), e.getValue().size());
-                    workers.offer(e.getKey(), e.getValue());
-                }
-            } catch (Throwable t) {
-                if (running) {
-                    LOG.log(Level.WARNING, "consume loop", t);
-                    sleep(100);
-                }
-            }
-        }
-    }
-
-    /**
-     * Tells the engine that each dispatched state is still being pulled: the lite-pull consumer
-     * fetches every assigned queue in the background, whether or not it has messages, and this
-     * loop being alive is what says its fetching is (the engine releases a state whose pulls stop
-     * for {@code pull_expired_ms}, as Java does for a stuck pull request).
-     */
-    private void recordPulls() {
-        Rebalancer r = rebalancer;
-        long now = clock.getAsLong();
-        if (r == null || pullsRecorded && now - pullsRecordedAt < RECORD_PULLS_EVERY_MS) {
-            return;
-        }
-        pullsRecorded = true;
-        pullsRecordedAt = now;
-        positions.forEach((mq, p) -> r.recordPull(mq, p.generation, now));
-    }
-
-    private static Map<MessageQueue, List<MessageExt>> byQueue(List<MessageExt> polled) {
-        Map<MessageQueue, List<MessageExt>> out = new LinkedHashMap<>();
-        for (MessageExt m : polled) {
-            out.computeIfAbsent(new MessageQueue(m.getTopic(), m.getBrokerName(), m.getQueueId()), q -> new ArrayList<>()).add(m);
-        }
-        return out;
+    /** What {@link QueuePuller} fetched for {@code mq}, in offset order: to the queue's backlog. */
+    void fetched(MessageQueue mq, List<MessageExt> messages, long roundTripNanos) {
+        statistics.pulled(mq.getTopic(), messages.size(), roundTripNanos);
+        workers.offer(mq, messages);
     }
 
     /**
@@ -234,8 +146,7 @@ final class ConsumeLoop implements Runnable {
                     || !call(mq, p, call)) {
                     // A gap, a suspended queue, a fenced broker, or a failed call: fetch again from
                     // where the listener is.
-                    long listenerAt = p.next;
-                    workers.refetch(mq, () -> seek(mq, listenerAt));
+                    puller.seek(mq, p.generation, p.next, () -> workers.forget(mq));
                     return;
                 }
             }
@@ -297,15 +208,6 @@ final class ConsumeLoop implements Runnable {
         return sent;
     }
 
-    private void seek(MessageQueue mq, long offset) {
-        try {
-            puller.seek(mq, offset);
-        } catch (Exception e) {
-            // The next poll's gap (or the engine's next start of the queue) seeks again.
-            LOG.log(Level.WARNING, "seeking " + mq + " back to " + offset + " failed", e);
-        }
-    }
-
     /** The listener is done with everything below {@code next}: it is the offset to commit. */
     private void advance(MessageQueue mq, Position p, long next) {
         p.next = next;
@@ -314,13 +216,5 @@ final class ConsumeLoop implements Runnable {
         }
         // Before the consume lock is released: a release commits right after taking it.
         offsets.updateOffset(mq, next, true);
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

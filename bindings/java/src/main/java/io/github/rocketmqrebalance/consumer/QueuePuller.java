@@ -1,0 +1,293 @@
+package io.github.rocketmqrebalance.consumer;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import org.apache.rocketmq.client.consumer.PullCallback;
+import org.apache.rocketmq.client.consumer.PullResult;
+import org.apache.rocketmq.client.consumer.PullStatus;
+import org.apache.rocketmq.client.impl.CommunicationMode;
+import org.apache.rocketmq.client.impl.consumer.PullAPIWrapper;
+import org.apache.rocketmq.client.impl.factory.MQClientInstance;
+import org.apache.rocketmq.common.filter.ExpressionType;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.common.sysflag.PullSysFlag;
+import org.apache.rocketmq.remoting.protocol.filter.FilterAPI;
+import org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData;
+
+/**
+ * Fetches the queues the engine dispatched, as the push consumer does: one asynchronous long-poll
+ * pull in flight per queue, its answer handed straight to the {@link Sink} and the next pull issued
+ * from one thread right after. (A lite-pull consumer did this before: a synchronous pull on a
+ * thread per queue, then a poll thread handing over one pull's batch at a time, which held
+ * SafeOrderlyConsumer to 0.67 of the stock consumer's rate at 32 queues, docs/benchmarks.md.)
+ *
+ * <p>Each queue's fetching has an epoch: a {@link #seek} starts a new one at once, and an answer
+ * of an older epoch is dropped when it arrives, so a queue fetched again from where its listener
+ * is never waits for a long poll still parked at the broker. What is handed to the sink and a
+ * seek's clearing of what was fetched before happen under the queue's fetch lock, so nothing
+ * fetched anew is cleared with the stale messages. Pausing (flow control) lets a pull in flight
+ * finish and issues no next one until {@link #resume}.
+ */
+final class QueuePuller implements QueueWorkers.Fetching {
+    private static final Logger LOG = Logger.getLogger(QueuePuller.class.getName());
+    /** After a failed pull, as the lite-pull consumer's {@code pullTimeDelayMillsWhenException}. */
+    static final long RETRY_AFTER_FAILURE_MS = 1_000;
+    /** After an illegal offset: the listener's gap check seeks back, and this keeps that from spinning. */
+    static final long RETRY_AFTER_ILLEGAL_OFFSET_MS = 1_000;
+    /** How often the engine is told which queues are being fetched (far inside its 120 s {@code pull_expired_ms}). */
+    static final long RECORD_PULLS_EVERY_MS = 1_000;
+    /** Every tag: SafeOrderlyConsumer subscribes to whole topics. */
+    private static final String ALL = "*";
+
+    /** Where fetched messages go, in offset order per queue; called under the queue's fetch lock. */
+    interface Sink {
+        /** {@code messages} came back {@code roundTripNanos} after their pull was issued. */
+        void fetched(MessageQueue mq, List<MessageExt> messages, long roundTripNanos);
+    }
+
+    /** Tells the engine state {@code generation} of {@code mq} was last pulled at {@code atMs}. */
+    interface PullRecorder {
+        void record(MessageQueue mq, long generation, long atMs);
+    }
+
+    /** One queue state's fetching; the fields without volatile are guarded by the object itself. */
+    private static final class Fetch {
+        final MessageQueue mq;
+        final long generation;
+        final SubscriptionData subscription;
+        long offset;
+        long epoch;
+        /** A pull of the current epoch is waiting for its answer. */
+        boolean inFlight;
+        boolean stopped;
+        volatile boolean paused;
+        volatile long lastPullMs;
+
+        Fetch(MessageQueue mq, long generation, long offset, long now) {
+            this.mq = mq;
+            this.generation = generation;
+            this.offset = offset;
+            this.lastPullMs = now;
+            this.subscription = subscriptionOf(mq.getTopic());
+        }
+    }
+
+    private final PullAPIWrapper api;
+    private final Sink sink;
+    private final LongSupplier clock;
+    private final int batchSize;
+    private final long suspendMs;
+    private final long timeoutMs;
+    private final Map<MessageQueue, Fetch> fetches = new ConcurrentHashMap<>();
+    /** Issues every pull, as the push consumer's PullMessageService thread; answers arrive on the client's callback threads. */
+    private final ScheduledExecutorService thread;
+
+    QueuePuller(MQClientInstance client, String group, Sink sink, LongSupplier clock, int batchSize, long suspendMs, long timeoutMs) {
+        this.api = new PullAPIWrapper(client, group, false);
+        this.sink = sink;
+        this.clock = clock;
+        this.batchSize = batchSize;
+        this.suspendMs = suspendMs;
+        this.timeoutMs = timeoutMs;
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "SafeOrderlyConsumer-pull-" + group);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private static SubscriptionData subscriptionOf(String topic) {
+        try {
+            return FilterAPI.buildSubscriptionData(topic, ALL);
+        } catch (Exception cannot) {
+            throw new IllegalStateException("no subscription for " + topic, cannot);
+        }
+    }
+
+    /** Tells {@code recorder} every second which queue states are being fetched (a paused one counts: its pause is ours). */
+    void recordPullsTo(PullRecorder recorder) {
+        thread.scheduleWithFixedDelay(() -> {
+            long now = clock.getAsLong();
+            fetches.forEach((mq, f) -> {
+                try {
+                    recorder.record(mq, f.generation, f.paused ? now : f.lastPullMs);
+                } catch (Throwable t) {
+                    LOG.log(Level.FINE, "recording the pull of " + mq, t);
+                }
+            });
+        }, RECORD_PULLS_EVERY_MS, RECORD_PULLS_EVERY_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Starts fetching state {@code generation} of {@code mq} from {@code offset}, after {@code delayMs}. */
+    void start(MessageQueue mq, long generation, long offset, long delayMs) {
+        Fetch f = new Fetch(mq, generation, offset, clock.getAsLong());
+        Fetch before = fetches.put(mq, f);
+        if (before != null) {
+            synchronized (before) {
+                before.stopped = true;
+            }
+        }
+        schedule(f, Math.max(0, delayMs));
+    }
+
+    /** Stops fetching state {@code generation} of {@code mq}; an answer still in flight is dropped. */
+    void stop(MessageQueue mq, long generation) {
+        Fetch f = fetches.get(mq);
+        if (f == null || f.generation != generation) {
+            return;
+        }
+        fetches.remove(mq, f);
+        synchronized (f) {
+            f.stopped = true;
+        }
+    }
+
+    /**
+     * Fetches state {@code generation} of {@code mq} again from {@code offset}: a new epoch, so an
+     * answer in flight is dropped; {@code clear} (dropping what was fetched before) runs under the
+     * queue's fetch lock, before anything of the new epoch can be handed over.
+     */
+    void seek(MessageQueue mq, long generation, long offset, Runnable clear) {
+        Fetch f = fetches.get(mq);
+        if (f == null || f.generation != generation) {
+            return;
+        }
+        synchronized (f) {
+            if (f.stopped) {
+                return;
+            }
+            f.epoch++;
+            f.inFlight = false;
+            f.offset = offset;
+            clear.run();
+        }
+        schedule(f, 0);
+    }
+
+    @Override
+    public void pause(MessageQueue mq) {
+        Fetch f = fetches.get(mq);
+        if (f != null) {
+            f.paused = true;
+        }
+    }
+
+    /** Never takes a fetch lock (the consume pool calls it under a backlog lock): the next pull is issued from the pull thread. */
+    @Override
+    public void resume(MessageQueue mq) {
+        Fetch f = fetches.get(mq);
+        if (f != null && f.paused) {
+            f.paused = false;
+            schedule(f, 0);
+        }
+    }
+
+    /** Stops every fetch; answers still in flight are dropped. */
+    void shutdown() {
+        fetches.values().forEach(f -> {
+            synchronized (f) {
+                f.stopped = true;
+            }
+        });
+        fetches.clear();
+        thread.shutdownNow();
+    }
+
+    private void schedule(Fetch f, long delayMs) {
+        try {
+            if (delayMs == 0) {
+                thread.execute(() -> pull(f));
+            } else {
+                thread.schedule(() -> pull(f), delayMs, TimeUnit.MILLISECONDS);
+            }
+        } catch (RejectedExecutionException shutDown) {
+            // shutdown() stopped every fetch
+        }
+    }
+
+    /** Issues the next pull of {@code f}, unless one is in flight, it is paused or it stopped. */
+    private void pull(Fetch f) {
+        long epoch;
+        long offset;
+        synchronized (f) {
+            if (f.stopped || f.inFlight || f.paused) {
+                return;
+            }
+            f.inFlight = true;
+            epoch = f.epoch;
+            offset = f.offset;
+            f.lastPullMs = clock.getAsLong();
+        }
+        // Flags as the lite-pull consumer's: no offset committed with the pull (the listener's
+        // position is committed apart), a long poll, the subscription in the request.
+        int sysFlag = PullSysFlag.buildSysFlag(false, true, true, false, true);
+        long issued = System.nanoTime();
+        try {
+            api.pullKernelImpl(f.mq, ALL, ExpressionType.TAG, 0L, offset, batchSize, sysFlag, 0L, suspendMs, timeoutMs, CommunicationMode.ASYNC,
+                new PullCallback() {
+                    @Override
+                    public void onSuccess(PullResult result) {
+                        answered(f, epoch, result, System.nanoTime() - issued);
+                    }
+
+                    @Override
+                    public void onException(Throwable e) {
+                        failed(f, epoch, e);
+                    }
+                });
+        } catch (Exception e) {
+            failed(f, epoch, e);
+        }
+    }
+
+    private void answered(Fetch f, long epoch, PullResult result, long roundTripNanos) {
+        long delay = 0;
+        try {
+            result = api.processPullResult(f.mq, result, f.subscription);
+            synchronized (f) {
+                if (f.stopped || f.epoch != epoch || !f.inFlight) {
+                    return; // stopped, or sought since: a new pull is on its way
+                }
+                f.inFlight = false;
+                f.offset = result.getNextBeginOffset();
+                if (result.getPullStatus() == PullStatus.FOUND && result.getMsgFoundList() != null && !result.getMsgFoundList().isEmpty()) {
+                    sink.fetched(f.mq, result.getMsgFoundList(), roundTripNanos);
+                } else if (result.getPullStatus() == PullStatus.OFFSET_ILLEGAL) {
+                    LOG.warning("offset of " + f.mq + " illegal; the broker suggests " + result.getNextBeginOffset());
+                    delay = RETRY_AFTER_ILLEGAL_OFFSET_MS;
+                }
+            }
+        } catch (Throwable t) {
+            LOG.log(Level.WARNING, "handling a pull of " + f.mq, t);
+            synchronized (f) {
+                if (f.stopped || f.epoch != epoch) {
+                    return;
+                }
+                f.inFlight = false;
+            }
+            delay = RETRY_AFTER_FAILURE_MS;
+        }
+        schedule(f, delay);
+    }
+
+    private void failed(Fetch f, long epoch, Throwable e) {
+        synchronized (f) {
+            if (f.stopped || f.epoch != epoch || !f.inFlight) {
+                return;
+            }
+            f.inFlight = false;
+        }
+        LOG.log(Level.FINE, "pulling " + f.mq + " failed; again in " + RETRY_AFTER_FAILURE_MS + " ms", e);
+        schedule(f, RETRY_AFTER_FAILURE_MS);
+    }
+}
