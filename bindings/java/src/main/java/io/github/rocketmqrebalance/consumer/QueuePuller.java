@@ -55,6 +55,35 @@ final class QueuePuller implements QueueWorkers.Fetching {
         void fetched(MessageQueue mq, List<MessageExt> messages, long roundTripNanos);
     }
 
+    /** The pull requests: the client's {@link PullAPIWrapper} ({@link #over}), or a test's stand-in. */
+    interface Wire {
+        /** Sends one asynchronous pull of up to {@code max} messages from {@code offset}; its answer goes to {@code callback}. */
+        void pull(MessageQueue mq, long offset, int max, PullCallback callback) throws Exception;
+
+        /** Decodes and filters a pull's answer, as the push consumer does before it looks at it. */
+        PullResult decode(MessageQueue mq, PullResult answer);
+    }
+
+    /** Pulls through {@code client} for {@code group}: long polls of {@code suspendMs}, each given up after {@code timeoutMs}. */
+    static Wire over(MQClientInstance client, String group, long suspendMs, long timeoutMs) {
+        PullAPIWrapper api = new PullAPIWrapper(client, group, false);
+        // Flags as the lite-pull consumer's: no offset committed with the pull (the listener's
+        // position is committed apart), a long poll, the subscription in the request.
+        int sysFlag = PullSysFlag.buildSysFlag(false, true, true, false, true);
+        Map<String, SubscriptionData> subscriptions = new ConcurrentHashMap<>();
+        return new Wire() {
+            @Override
+            public void pull(MessageQueue mq, long offset, int max, PullCallback callback) throws Exception {
+                api.pullKernelImpl(mq, ALL, ExpressionType.TAG, 0L, offset, max, sysFlag, 0L, suspendMs, timeoutMs, CommunicationMode.ASYNC, callback);
+            }
+
+            @Override
+            public PullResult decode(MessageQueue mq, PullResult answer) {
+                return api.processPullResult(mq, answer, subscriptions.computeIfAbsent(mq.getTopic(), QueuePuller::subscriptionOf));
+            }
+        };
+    }
+
     /** Tells the engine state {@code generation} of {@code mq} was last pulled at {@code atMs}. */
     interface PullRecorder {
         void record(MessageQueue mq, long generation, long atMs);
@@ -64,7 +93,6 @@ final class QueuePuller implements QueueWorkers.Fetching {
     private static final class Fetch {
         final MessageQueue mq;
         final long generation;
-        final SubscriptionData subscription;
         long offset;
         long epoch;
         /** A pull of the current epoch is waiting for its answer. */
@@ -78,27 +106,22 @@ final class QueuePuller implements QueueWorkers.Fetching {
             this.generation = generation;
             this.offset = offset;
             this.lastPullMs = now;
-            this.subscription = subscriptionOf(mq.getTopic());
         }
     }
 
-    private final PullAPIWrapper api;
+    private final Wire wire;
     private final Sink sink;
     private final LongSupplier clock;
     private final int batchSize;
-    private final long suspendMs;
-    private final long timeoutMs;
     private final Map<MessageQueue, Fetch> fetches = new ConcurrentHashMap<>();
     /** Issues every pull, as the push consumer's PullMessageService thread; answers arrive on the client's callback threads. */
     private final ScheduledExecutorService thread;
 
-    QueuePuller(MQClientInstance client, String group, Sink sink, LongSupplier clock, int batchSize, long suspendMs, long timeoutMs) {
-        this.api = new PullAPIWrapper(client, group, false);
+    QueuePuller(Wire wire, String group, Sink sink, LongSupplier clock, int batchSize) {
+        this.wire = wire;
         this.sink = sink;
         this.clock = clock;
         this.batchSize = batchSize;
-        this.suspendMs = suspendMs;
-        this.timeoutMs = timeoutMs;
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "SafeOrderlyConsumer-pull-" + group);
             t.setDaemon(true);
@@ -228,23 +251,19 @@ final class QueuePuller implements QueueWorkers.Fetching {
             offset = f.offset;
             f.lastPullMs = clock.getAsLong();
         }
-        // Flags as the lite-pull consumer's: no offset committed with the pull (the listener's
-        // position is committed apart), a long poll, the subscription in the request.
-        int sysFlag = PullSysFlag.buildSysFlag(false, true, true, false, true);
         long issued = System.nanoTime();
         try {
-            api.pullKernelImpl(f.mq, ALL, ExpressionType.TAG, 0L, offset, batchSize, sysFlag, 0L, suspendMs, timeoutMs, CommunicationMode.ASYNC,
-                new PullCallback() {
-                    @Override
-                    public void onSuccess(PullResult result) {
-                        answered(f, epoch, result, System.nanoTime() - issued);
-                    }
+            wire.pull(f.mq, offset, batchSize, new PullCallback() {
+                @Override
+                public void onSuccess(PullResult result) {
+                    answered(f, epoch, result, System.nanoTime() - issued);
+                }
 
-                    @Override
-                    public void onException(Throwable e) {
-                        failed(f, epoch, e);
-                    }
-                });
+                @Override
+                public void onException(Throwable e) {
+                    failed(f, epoch, e);
+                }
+            });
         } catch (Exception e) {
             failed(f, epoch, e);
         }
@@ -253,7 +272,7 @@ final class QueuePuller implements QueueWorkers.Fetching {
     private void answered(Fetch f, long epoch, PullResult result, long roundTripNanos) {
         long delay = 0;
         try {
-            result = api.processPullResult(f.mq, result, f.subscription);
+            result = wire.decode(f.mq, result);
             synchronized (f) {
                 if (f.stopped || f.epoch != epoch || !f.inFlight) {
                     return; // stopped, or sought since: a new pull is on its way

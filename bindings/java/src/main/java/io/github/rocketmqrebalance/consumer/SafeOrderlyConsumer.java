@@ -310,8 +310,8 @@ public class SafeOrderlyConsumer {
         ConsumeStatistics statistics = new ConsumeStatistics(SafeOrderlyConsumer::nowMs);
         calls = new ListenerCalls(listener, consumeLocks, SafeOrderlyConsumer::nowMs, watch::open, consumeMessageBatchMaxSize,
             maxReconsumeTimes < 0 ? Integer.MAX_VALUE : maxReconsumeTimes, new DeadLetters(client, group), statistics);
-        pulls = new QueuePuller(client, group, calls::fetched, SafeOrderlyConsumer::nowMs, pullBatchSize, puller.getBrokerSuspendMaxTimeMillis(),
-            puller.getConsumerTimeoutMillisWhenSuspend());
+        pulls = new QueuePuller(QueuePuller.over(client, group, puller.getBrokerSuspendMaxTimeMillis(), puller.getConsumerTimeoutMillisWhenSuspend()),
+            group, calls::fetched, SafeOrderlyConsumer::nowMs, pullBatchSize);
         workers = new QueueWorkers(calls::consume, pulls, pullThresholdForQueue, pullThresholdSizeForQueueMiB * 1024L * 1024L, consumeThreadMin,
             consumeThreadMax, group);
         calls.use(workers, pulls);
