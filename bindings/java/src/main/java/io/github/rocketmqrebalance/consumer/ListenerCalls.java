@@ -17,6 +17,7 @@ import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyContext;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.client.consumer.store.OffsetStore;
+import org.apache.rocketmq.common.message.MessageConst;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
 
@@ -142,6 +143,12 @@ final class ListenerCalls {
                     return;
                 }
                 List<MessageExt> call = fresh.subList(from, Math.min(fresh.size(), from + batchMax));
+                long gone = expiredUpTo(call.get(0), p.next);
+                if (gone > p.next && brokerOpen.test(mq.getBrokerName())) {
+                    LOG.warning("messages " + p.next + " to " + (gone - 1) + " of " + mq + " are no longer on the broker (its minimum offset is "
+                        + gone + "); the listener goes on from there, as Java's consumer does");
+                    advance(mq, p, gone);
+                }
                 if (call.get(0).getQueueOffset() > p.next || clock.getAsLong() < p.suspendedUntilMs || !brokerOpen.test(mq.getBrokerName())
                     || !call(mq, p, call)) {
                     // A gap, a suspended queue, a fenced broker, or a failed call: fetch again from
@@ -153,6 +160,28 @@ final class ListenerCalls {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Where the broker's messages of the queue begin, when that is past {@code next}: the messages
+     * from {@code next} up to it expired and can never be fetched (the broker answers a pull below
+     * its minimum offset by moving the fetch to it, and a gap would only fetch again from
+     * {@code next}, for ever). Read from the minimum offset each fetched message carries; otherwise
+     * {@code next}.
+     */
+    static long expiredUpTo(MessageExt head, long next) {
+        String min = head.getProperty(MessageConst.PROPERTY_MIN_OFFSET);
+        if (min == null) {
+            return next;
+        }
+        long minOffset;
+        try {
+            minOffset = Long.parseLong(min);
+        } catch (NumberFormatException notAnOffset) {
+            return next;
+        }
+        // Never past the message at hand, which the broker still has.
+        return minOffset > next ? Math.min(minOffset, head.getQueueOffset()) : next;
     }
 
     /** One listener call; true when the queue goes on (it succeeded, or its messages went to the dead-letter queue). */
