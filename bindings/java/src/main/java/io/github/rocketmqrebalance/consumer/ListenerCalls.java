@@ -116,7 +116,7 @@ final class ListenerCalls {
     }
 
     /**
-     * Listener calls for {@code mq}'s polled messages, under its consume lock, while the engine says
+     * Listener calls for {@code mq}'s fetched messages, under its consume lock, while the engine says
      * so; when it cannot go on in order, the queue is fetched again from where the listener is.
      */
     void consume(MessageQueue mq, List<MessageExt> batch) {
@@ -143,7 +143,8 @@ final class ListenerCalls {
                     return;
                 }
                 List<MessageExt> call = fresh.subList(from, Math.min(fresh.size(), from + batchMax));
-                long gone = expiredUpTo(call.get(0), p.next);
+                // Only at a gap: the broker's minimum offset is read off the message then, not on every call.
+                long gone = call.get(0).getQueueOffset() > p.next ? expiredUpTo(call.get(0), p.next) : p.next;
                 if (gone > p.next && brokerOpen.test(mq.getBrokerName())) {
                     LOG.warning("messages " + p.next + " to " + (gone - 1) + " of " + mq + " are no longer on the broker (its minimum offset is "
                         + gone + "); the listener goes on from there, as Java's consumer does");

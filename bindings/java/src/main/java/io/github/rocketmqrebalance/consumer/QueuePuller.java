@@ -274,10 +274,9 @@ final class QueuePuller implements QueueWorkers.Fetching {
         try {
             result = wire.decode(f.mq, result);
             synchronized (f) {
-                if (f.stopped || f.epoch != epoch || !f.inFlight) {
-                    return; // stopped, or sought since: a new pull is on its way
+                if (!settled(f, epoch)) {
+                    return;
                 }
-                f.inFlight = false;
                 f.offset = result.getNextBeginOffset();
                 if (result.getPullStatus() == PullStatus.FOUND && result.getMsgFoundList() != null && !result.getMsgFoundList().isEmpty()) {
                     sink.fetched(f.mq, result.getMsgFoundList(), roundTripNanos);
@@ -287,8 +286,9 @@ final class QueuePuller implements QueueWorkers.Fetching {
                 }
             }
         } catch (Throwable t) {
-            LOG.log(Level.WARNING, "handling a pull of " + f.mq, t);
+            LOG.log(Level.WARNING, "handling a pull of " + f.mq + "; again in " + RETRY_AFTER_FAILURE_MS + " ms", t);
             synchronized (f) {
+                // The pull may have been settled already (the hand-over threw): it is tried again all the same.
                 if (f.stopped || f.epoch != epoch) {
                     return;
                 }
@@ -301,12 +301,24 @@ final class QueuePuller implements QueueWorkers.Fetching {
 
     private void failed(Fetch f, long epoch, Throwable e) {
         synchronized (f) {
-            if (f.stopped || f.epoch != epoch || !f.inFlight) {
+            if (!settled(f, epoch)) {
                 return;
             }
-            f.inFlight = false;
         }
         LOG.log(Level.FINE, "pulling " + f.mq + " failed; again in " + RETRY_AFTER_FAILURE_MS + " ms", e);
         schedule(f, RETRY_AFTER_FAILURE_MS);
+    }
+
+    /**
+     * Under {@code f}'s lock: marks the pull of {@code epoch} answered, or says it no longer counts
+     * (the fetch stopped, was sought since, or this pull was already answered, as when a send both
+     * throws and reports its failure).
+     */
+    private static boolean settled(Fetch f, long epoch) {
+        if (f.stopped || f.epoch != epoch || !f.inFlight) {
+            return false;
+        }
+        f.inFlight = false;
+        return true;
     }
 }
