@@ -551,11 +551,10 @@ extern "C" {
 /**
  * Judges `snapshot_json` (the JSON `rmq-rebalance inspect --save` writes; docs/inspect.md) and
  * writes the diagnosis as JSON, NUL-terminated, into `buf[0..len]` and its length into `*out_n`:
- * `findings` (each with `kind`, one of docs/inspect.md's snake_case names, `topic`, `queues` as
- * `["topic", "broker", id]`, `clients`, `detail` and `lag` where known), `queues` (each with
- * `queue`, `holders`, `handing_off`, `expected`, `if_agreed` and `lag`) and `strategies` (each
- * member's `client_id`, `strategy`, `source`: `stated`, `fingerprint` or `unknown`). `RMQ_RESULT_BUFFER_TOO_SMALL` writes the length needed (NUL
- * included) into `*out_n`: call again with a buffer that large.
+ * the one diagnosis schema `rmq-rebalance inspect --json` prints (docs/inspect.md, "Output":
+ * `schema_version`, `group`, `healthy`, `findings`, `queues` written `Topic@broker:id`,
+ * `strategies`). `RMQ_RESULT_BUFFER_TOO_SMALL` writes the length needed (NUL included) into
+ * `*out_n`: call again with a buffer that large.
  *
  * `strategies_json` (NULL: none) names the strategy of clients whose properties do not: a JSON
  * object from a client id or a language (`"GO"`, `"JAVA"`) to `{"strategy": NAME, "params": {...}}`,

@@ -1,15 +1,16 @@
 //! `rmq-rebalance inspect`: what a running consumer group holds against what it should hold,
-//! read from the cluster with read-only requests (crate `rocketmq-rebalance-inspect`) and judged
+//! read from the cluster with read-only requests (crate `rocketmq-rebalance-remoting`) and judged
 //! by core's diagnosis. Exit status 0 healthy, 1 findings, 2 could not inspect.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, Diagnosis, Finding, FindingKind, Named, Snapshot};
+use rocketmq_rebalance::diagnose::{
+    diagnose_with, override_from_spec, parse_snapshot, queue_text, Diagnosis, Finding, FindingKind, Snapshot, StrategyOverrides,
+};
 use rocketmq_rebalance::MessageQueue;
-use rocketmq_rebalance_inspect::read::{read_group, Options};
-use serde_json::{json, Value};
+use rocketmq_rebalance_remoting::read::{read_group, Options};
 
 use crate::queue_spec;
 
@@ -69,13 +70,13 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
     let overrides = parse_overrides(&args.strategy_of)?;
     if let Some(seconds) = args.watch {
         let group = args.group.clone().unwrap_or_default();
-        let mut round = || diagnosis(&args, &overrides).map(|(s, d)| (s.group, d));
+        let mut round = || diagnosis(&args, &overrides).map(|(_, d)| d);
         crate::watch::watch(&group, &args.metrics_addr, Duration::from_secs(seconds), args.watch_rounds, &mut round)?;
         return Ok(ExitCode::SUCCESS);
     }
     let (snapshot, d) = diagnosis(&args, &overrides)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&to_json(&snapshot, &d)).map_err(|e| e.to_string())?);
+        println!("{}", serde_json::to_string_pretty(&d).map_err(|e| e.to_string())?);
     } else {
         print_table(&snapshot, &d);
     }
@@ -84,7 +85,7 @@ pub fn run(args: Args) -> Result<ExitCode, String> {
 
 /// One inspection as the options ask: loaded or read (twice with --settle), saved, judged, and
 /// cut to the --topic list.
-fn diagnosis(args: &Args, overrides: &BTreeMap<String, Named>) -> Result<(Snapshot, Diagnosis), String> {
+fn diagnosis(args: &Args, overrides: &StrategyOverrides) -> Result<(Snapshot, Diagnosis), String> {
     let mut first = None;
     let snapshot = match &args.load {
         Some(file) => {
@@ -115,51 +116,18 @@ fn diagnosis(args: &Args, overrides: &BTreeMap<String, Named>) -> Result<(Snapsh
     Ok((snapshot, d))
 }
 
-fn parse_overrides(specs: &[String]) -> Result<BTreeMap<String, Named>, String> {
-    let mut out = BTreeMap::new();
-    for spec in specs {
-        let (key, rest) = spec.split_once('=').ok_or_else(|| format!("--strategy-of {spec:?}: expected KEY=STRATEGY[:PARAMS]"))?;
-        let (name, params) = rest.split_once(':').unwrap_or((rest, "{}"));
-        let params: Value = serde_json::from_str(params).map_err(|e| format!("--strategy-of {spec:?}: the parameters are not JSON: {e}"))?;
-        let strategy = Named::from_config(name, &params).map_err(|e| format!("--strategy-of {spec:?}: {e}"))?;
-        out.insert(key.to_owned(), strategy);
-    }
-    Ok(out)
+fn parse_overrides(specs: &[String]) -> Result<StrategyOverrides, String> {
+    specs.iter().map(|spec| override_from_spec(spec).map_err(|e| format!("--strategy-of {spec:?}: {e}"))).collect()
 }
 
 fn queues(q: &[MessageQueue]) -> String {
     queue_spec::format(&q.iter().collect::<Vec<_>>())
 }
 
-pub(crate) fn finding_json(f: &Finding) -> Value {
-    json!({"kind": f.kind, "topic": f.topic, "queues": q_strings(&f.queues), "clients": f.clients, "detail": f.detail, "lag": f.lag})
-}
-
-fn q_strings(q: &[MessageQueue]) -> Vec<String> {
-    q.iter().map(|m| format!("{}@{}:{}", m.topic, m.broker_name, m.queue_id)).collect()
-}
-
-fn to_json(s: &Snapshot, d: &Diagnosis) -> Value {
-    json!({
-        "group": s.group,
-        "healthy": d.healthy(),
-        "findings": d.findings.iter().map(finding_json).collect::<Vec<_>>(),
-        "queues": d.queues.iter().map(|r| json!({
-            "queue": q_strings(std::slice::from_ref(&r.queue))[0],
-            "holders": r.holders,
-            "handing_off": r.handing_off,
-            "expected": r.expected,
-            "if_agreed": r.if_agreed,
-            "lag": r.lag,
-        })).collect::<Vec<_>>(),
-        "strategies": d.strategies,
-    })
-}
-
 fn print_table(s: &Snapshot, d: &Diagnosis) {
     let members = s.connections.len();
     println!("group {}: {members} connected clients, {} brokers asked", s.group, s.brokers.len());
-    let width = d.queues.iter().map(|r| q_strings(std::slice::from_ref(&r.queue))[0].len()).max().unwrap_or(5).max(5);
+    let width = d.queues.iter().map(|r| queue_text(&r.queue).len()).max().unwrap_or(5).max(5);
     for c in &d.strategies {
         let how = serde_json::to_value(c.source).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
         let also = if c.also_matches.is_empty() { String::new() } else { format!(" (also matches {})", c.also_matches.join(", ")) };
@@ -188,7 +156,7 @@ fn print_table(s: &Snapshot, d: &Diagnosis) {
         let expected = names(&r.expected);
         let agreed = if mixed { format!("{:40}  ", names(&r.if_agreed)) } else { String::new() };
         let lag = r.lag.map_or("-".to_owned(), |l| l.to_string());
-        println!("{:width$}  {held:40}  {expected:40}  {agreed}{lag}", q_strings(std::slice::from_ref(&r.queue))[0]);
+        println!("{:width$}  {held:40}  {expected:40}  {agreed}{lag}", queue_text(&r.queue));
     }
     if d.findings.is_empty() {
         println!("healthy: every queue held once, by the member its strategy names");

@@ -111,7 +111,7 @@ impl Gauges {
 }
 
 /// One round: a diagnosis, or why the cluster could not be read.
-pub type Round<'a> = dyn FnMut() -> Result<(String, Diagnosis), String> + 'a;
+pub type Round<'a> = dyn FnMut() -> Result<Diagnosis, String> + 'a;
 
 /// Serves `/metrics` on `addr` and runs `round` every `interval` until `rounds` (None: forever).
 pub fn watch(group: &str, addr: &str, interval: Duration, rounds: Option<u64>, round: &mut Round<'_>) -> Result<(), String> {
@@ -136,10 +136,15 @@ pub fn watch(group: &str, addr: &str, interval: Duration, rounds: Option<u64>, r
     loop {
         let at_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
         let line = match round() {
-            Ok((group_read, d)) => {
-                gauges.lock().map_err(|_| "the metrics lock was poisoned".to_owned())?.set(&group_read, &d);
-                let findings: Vec<serde_json::Value> = d.findings.iter().map(crate::inspect::finding_json).collect();
-                serde_json::json!({"at_ms": at_ms, "group": group_read, "healthy": d.healthy(), "findings": findings})
+            Ok(d) => {
+                gauges.lock().map_err(|_| "the metrics lock was poisoned".to_owned())?.set(&d.group, &d);
+                // The diagnosis's own schema, without the per-queue table and the strategies.
+                let mut line = serde_json::to_value(&d).map_err(|e| e.to_string())?;
+                if let Some(fields) = line.as_object_mut() {
+                    fields.retain(|k, _| matches!(k.as_str(), "schema_version" | "group" | "healthy" | "findings"));
+                    fields.insert("at_ms".into(), at_ms.into());
+                }
+                line
             }
             Err(e) => {
                 gauges.lock().map_err(|_| "the metrics lock was poisoned".to_owned())?.failed(group);

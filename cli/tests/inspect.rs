@@ -80,6 +80,9 @@ fn findings_exit_1_and_their_json_names_queues_as_allocate_writes_them() {
     assert_eq!(v["findings"][0]["queues"], serde_json::json!(["T@broker-a:3"]));
     assert_eq!(v["findings"][1]["clients"], serde_json::json!(["a@1", "b@1"]));
     assert_eq!(v["queues"][2]["expected"], serde_json::json!(["b@1"]), "the Java class in the properties names AVG");
+    // The CLI prints core's one schema: its strict reader takes it back whole.
+    let d = rocketmq_rebalance::diagnose::parse_diagnosis(std::str::from_utf8(&out.stdout).unwrap()).unwrap();
+    assert_eq!((d.group.as_str(), d.findings.len()), ("G", 3));
 }
 
 #[test]

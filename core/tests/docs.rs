@@ -43,6 +43,26 @@ fn engine_json_page_names_every_key_and_reason() {
     assert!(missing.is_empty(), "docs/engine-json.md does not name: {missing:?}");
 }
 
+/// The diagnosis is one schema for the CLI, C and Python: docs/inspect.md must name every field
+/// of its JSON and every finding kind, and give the schema version in force.
+#[test]
+fn inspect_page_names_every_field_and_kind_of_the_diagnosis() {
+    use rocketmq_rebalance::diagnose::{Diagnosis, FindingKind, StrategySource, DIAGNOSIS_SCHEMA_VERSION};
+    let page = page("inspect.md");
+    let mut all = BTreeSet::new();
+    keys(&serde_json::to_value(Diagnosis::example()).unwrap(), &mut all);
+    all.extend(FindingKind::ALL.iter().map(|k| k.name().to_owned()));
+    for source in [StrategySource::Stated, StrategySource::Fingerprint, StrategySource::Unknown] {
+        all.insert(serde_json::to_value(source).unwrap().as_str().unwrap().to_owned());
+    }
+    let missing: Vec<_> = all.iter().filter(|k| !page.contains(&format!("`{k}`"))).collect();
+    assert!(missing.is_empty(), "docs/inspect.md does not name: {missing:?}");
+    assert!(
+        page.contains(&format!("`schema_version` ({DIAGNOSIS_SCHEMA_VERSION})")),
+        "docs/inspect.md does not give `schema_version` ({DIAGNOSIS_SCHEMA_VERSION})"
+    );
+}
+
 /// The timing keys and their defaults come from `Timing` itself; both pages that list them must
 /// give each key with its current default.
 #[test]

@@ -1,12 +1,9 @@
 //! `rmq_diagnose`: a live group's snapshot judged without the cluster, JSON in and JSON out, so a
 //! C or C++ operator tool gets `rmq-rebalance inspect`'s findings from a saved snapshot.
 
-use std::collections::BTreeMap;
 use std::ffi::c_char;
 
-use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, Named};
-use rocketmq_rebalance::Error;
-use serde_json::Value;
+use rocketmq_rebalance::diagnose::{diagnose_with, overrides_from_json, parse_snapshot, StrategyOverrides};
 
 use crate::args::{opt_str_arg, str_arg, write_text};
 use crate::panic::boundary;
@@ -14,11 +11,10 @@ use crate::result::rmq_result;
 
 /// Judges `snapshot_json` (the JSON `rmq-rebalance inspect --save` writes; docs/inspect.md) and
 /// writes the diagnosis as JSON, NUL-terminated, into `buf[0..len]` and its length into `*out_n`:
-/// `findings` (each with `kind`, one of docs/inspect.md's snake_case names, `topic`, `queues` as
-/// `["topic", "broker", id]`, `clients`, `detail` and `lag` where known), `queues` (each with
-/// `queue`, `holders`, `handing_off`, `expected`, `if_agreed` and `lag`) and `strategies` (each
-/// member's `client_id`, `strategy`, `source`: `stated`, `fingerprint` or `unknown`). `RMQ_RESULT_BUFFER_TOO_SMALL` writes the length needed (NUL
-/// included) into `*out_n`: call again with a buffer that large.
+/// the one diagnosis schema `rmq-rebalance inspect --json` prints (docs/inspect.md, "Output":
+/// `schema_version`, `group`, `healthy`, `findings`, `queues` written `Topic@broker:id`,
+/// `strategies`). `RMQ_RESULT_BUFFER_TOO_SMALL` writes the length needed (NUL included) into
+/// `*out_n`: call again with a buffer that large.
 ///
 /// `strategies_json` (NULL: none) names the strategy of clients whose properties do not: a JSON
 /// object from a client id or a language (`"GO"`, `"JAVA"`) to `{"strategy": NAME, "params": {...}}`,
@@ -40,25 +36,12 @@ pub unsafe extern "C" fn rmq_diagnose(
         let (text, strategies) = unsafe { (str_arg(snapshot_json)?, opt_str_arg(strategies_json)?) };
         let snapshot = parse_snapshot(text)?;
         let given = match strategies {
-            None => BTreeMap::new(),
-            Some(s) => strategy_map(s)?,
+            None => StrategyOverrides::new(),
+            Some(s) => overrides_from_json(s)?,
         };
         let d = diagnose_with(&snapshot, &given);
         let out = serde_json::to_string(&d).map_err(|_| rmq_result::Panic)?;
         // SAFETY: the caller's buffer of `len` bytes.
         unsafe { write_text(&out, buf, len, out_n) }
     })
-}
-
-fn strategy_map(json: &str) -> Result<BTreeMap<String, Named>, Error> {
-    let bad = |why: String| Error::InvalidSnapshot(format!("the strategies: {why}"));
-    let v: Value = serde_json::from_str(json).map_err(|e| bad(format!("not JSON: {e}")))?;
-    let map = v.as_object().ok_or_else(|| bad("not a JSON object of client id or language to strategy".into()))?;
-    let mut out = BTreeMap::new();
-    for (key, spec) in map {
-        let name = spec.get("strategy").and_then(Value::as_str).ok_or_else(|| bad(format!("{key:?} has no \"strategy\" name")))?;
-        let params = spec.get("params").cloned().unwrap_or(Value::Null);
-        out.insert(key.clone(), Named::from_config(name, &params)?);
-    }
-    Ok(out)
 }

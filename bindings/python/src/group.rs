@@ -1,12 +1,10 @@
 //! Module functions: Java-order sorting, `verify` and `movement` over ownership mappings, and the
 //! diagnosis of a live group's snapshot.
 
-use std::collections::BTreeMap;
-
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, Named, Snapshot};
+use rocketmq_rebalance::diagnose::{diagnose_with, override_from_value, parse_diagnosis, parse_queue_text, parse_snapshot, Named, Snapshot, StrategyOverrides};
 use rocketmq_rebalance::Error;
 use rocketmq_rebalance::{java_order, movement as core_movement, verify as core_verify, MessageQueue, Ownership};
 
@@ -83,66 +81,53 @@ fn movement<'py>(py: Python<'py>, before: Bound<'py, PyAny>, after: Bound<'py, P
 /// or as the dict it parses to. `strategies` maps client ids or languages (`GO`, `JAVA`) to the
 /// strategy those clients run, for those whose properties do not say: a `Strategy`, or a dict
 /// `{"strategy": NAME, "params": {...}}` (which also names Go's own `go_consistent_hash` and
-/// `go_by_machine_room`). Clients left out are fingerprinted.
+/// `go_by_machine_room`), read by core as the CLI and C read theirs. Clients left out are
+/// fingerprinted. Returns the diagnosis in core's one schema, as JSON text (docs/inspect.md).
 #[pyfunction]
 #[pyo3(signature = (snapshot, strategies=None))]
-fn diagnose<'py>(py: Python<'py>, snapshot: Bound<'py, PyAny>, strategies: Option<Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
+fn diagnose<'py>(py: Python<'py>, snapshot: Bound<'py, PyAny>, strategies: Option<Bound<'py, PyDict>>) -> PyResult<String> {
     let snap: Snapshot = match snapshot.extract::<String>() {
         Ok(text) => parse_snapshot(&text),
         Err(_) => pythonize::depythonize(&snapshot).map_err(|e| Error::InvalidSnapshot(e.to_string())),
     }
     .map_err(|e| crate::errors::to_py(py, &e))?;
-    let mut given = BTreeMap::new();
+    let mut given = StrategyOverrides::new();
     for (key, strategy) in strategies.iter().flat_map(|d| d.iter()) {
         let key: String = key.extract().map_err(|_| PyTypeError::new_err("strategies keys must be client ids or languages (str)"))?;
         let named = if let Ok(s) = strategy.cast::<PyStrategy>() {
             Named::from_strategy(s.get().inner.clone())
-        } else if let Ok(spec) = strategy.cast::<PyDict>() {
-            let name: String =
-                spec.get_item("strategy")?.ok_or_else(|| PyTypeError::new_err(format!("strategies[{key:?}] has no \"strategy\" name")))?.extract()?;
-            let params: serde_json::Value = match spec.get_item("params")? {
-                Some(p) => pythonize::depythonize(&p).map_err(|e| PyValueError::new_err(format!("strategies[{key:?}] params: {e}")))?,
-                None => serde_json::Value::Null,
-            };
-            Named::from_config(&name, &params).map_err(|e| crate::errors::to_py(py, &e))?
+        } else if strategy.is_instance_of::<PyDict>() {
+            let spec: serde_json::Value = pythonize::depythonize(&strategy).map_err(|e| PyValueError::new_err(format!("strategies[{key:?}]: {e}")))?;
+            override_from_value(&key, &spec).map_err(|e| crate::errors::to_py(py, &e))?
         } else {
             return Err(PyTypeError::new_err(format!("strategies[{key:?}] must be a Strategy or a {{\"strategy\": NAME, \"params\": {{...}}}} dict")));
         };
         given.insert(key, named);
     }
     let d = py.detach(|| diagnose_with(&snap, &given));
-    let findings = PyList::empty(py);
-    for f in &d.findings {
-        let item = PyDict::new(py);
-        item.set_item("kind", pythonize::pythonize(py, &f.kind).map_err(|e| PyValueError::new_err(e.to_string()))?)?;
-        item.set_item("topic", &f.topic)?;
-        item.set_item("queues", queue_list(py, &f.queues)?)?;
-        item.set_item("clients", &f.clients)?;
-        item.set_item("detail", &f.detail)?;
-        item.set_item("lag", f.lag)?;
-        findings.append(item)?;
-    }
-    let queues = PyList::empty(py);
-    for r in &d.queues {
-        let item = PyDict::new(py);
-        item.set_item("queue", to_py_queue(py, &r.queue)?)?;
-        item.set_item("holders", &r.holders)?;
-        item.set_item("handing_off", &r.handing_off)?;
-        item.set_item("expected", &r.expected)?;
-        item.set_item("if_agreed", &r.if_agreed)?;
-        item.set_item("lag", r.lag)?;
-        queues.append(item)?;
-    }
-    let strategies = pythonize::pythonize(py, &d.strategies).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let out = PyDict::new(py);
-    out.set_item("findings", findings)?;
-    out.set_item("queues", queues)?;
-    out.set_item("strategies", strategies)?;
-    Ok(out)
+    serde_json::to_string(&d).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Reads a diagnosis in core's schema strictly (an unknown or missing field, another version, a
+/// malformed queue raise `InvalidParametersError`) and returns it as plain Python values, queues
+/// still `Topic@broker:id` text.
+#[pyfunction]
+fn read_diagnosis<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let d = parse_diagnosis(text).map_err(|e| crate::errors::to_py(py, &e))?;
+    pythonize::pythonize(py, &d).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// `Topic@broker:id`, as the diagnosis writes a queue, read into a `MessageQueue`.
+#[pyfunction]
+fn parse_queue<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyMessageQueue>> {
+    let q = parse_queue_text(text).map_err(|e| crate::errors::to_py(py, &e))?;
+    to_py_queue(py, &q)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(diagnose, m)?)?;
+    m.add_function(wrap_pyfunction!(read_diagnosis, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_queue, m)?)?;
     m.add_function(wrap_pyfunction!(sort_like_java, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(movement, m)?)?;

@@ -47,6 +47,13 @@ fn report_examples(py: Python<'_>) -> PyResult<(Bound<'_, PyAny>, Bound<'_, PyAn
     ))
 }
 
+/// Core's example diagnosis (every field filled) in its JSON schema, for the test that holds the
+/// facade's `Diagnosis` reader to it.
+#[pyfunction]
+fn diagnosis_example() -> String {
+    serde_json::to_string(&rocketmq_rebalance::diagnose::Diagnosis::example()).expect("a diagnosis always serialises")
+}
+
 /// Test only (feature `panic-probe`, never in a shipped wheel): panics with `message`, so a test
 /// can show a panic arriving in Python as an exception (PyO3's `PanicException`), not an abort.
 #[cfg(feature = "panic-probe")]
@@ -65,6 +72,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(timing_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(errors::error_classes, m)?)?;
     m.add_function(wrap_pyfunction!(report_examples, m)?)?;
+    m.add_function(wrap_pyfunction!(diagnosis_example, m)?)?;
     #[cfg(feature = "panic-probe")]
     m.add_function(wrap_pyfunction!(panic_probe, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -87,3 +87,34 @@ def test_a_go_ring_is_named_by_config_and_lag_is_carried():
     s["offsets"] = [{"queue": ["T", "broker-a", i], "broker_offset": 10, "consumer_offset": i} for i in range(4)]
     orphaned = rr.diagnose(s, {"GO": ring}).findings[0]
     assert (orphaned.kind, orphaned.lag) == ("orphaned", 10 + 9 + 8 + 7)
+
+
+def test_the_diagnosis_is_cores_one_schema_read_strictly():
+    # Core's example fills every field once: the facade reads each of them, and writes nothing of
+    # its own (its `json` is core's text, which the CLI prints and C writes too).
+    from rocketmq_rebalance import _native
+
+    text = _native.diagnosis_example()
+    d = rr.Diagnosis.from_json(text)
+    raw = json.loads(text)
+    assert raw["schema_version"] == 1 and raw["healthy"] is False and d.group == raw["group"] == "G"
+    f, r, c = d.findings[0], d.queues[0], d.strategies[0]
+    assert (f.kind, f.topic, f.queues, f.clients, f.detail, f.lag) == ("orphaned", "T", [q(0)], ["a@1"], "x", 1)
+    assert (r.queue, r.holders, r.handing_off, r.expected, r.if_agreed, r.lag) == (q(0), ["a@1"], ["a@1"], ["a@1"], ["a@1"], 1)
+    assert (c.client_id, c.strategy, c.source, c.also_matches) == ("a@1", "averagely", "fingerprint", ["circle"])
+    assert rr.Diagnosis.from_json(d.json) == d
+    for edit, where in (
+        (lambda v: v.update(schema_version=2), "schema_version 2"),
+        (lambda v: v.update(healthy=True), "healthy is true"),
+        (lambda v: v["findings"][0].update(extra=1), "findings\\[0\\]"),
+        (lambda v: v["queues"][0].update(queue="T-broker-a-0"), "queues\\[0\\]"),
+    ):
+        v = json.loads(text)
+        edit(v)
+        with pytest.raises(rr.InvalidParametersError, match=where):
+            rr.Diagnosis.from_json(json.dumps(v))
+
+
+def test_a_strategy_spec_with_a_misspelt_key_is_refused():
+    with pytest.raises(rr.InvalidParametersError, match="param"):
+        rr.diagnose(snapshot([0, 1], [2, 3]), {"JAVA": {"strategy": "averagely", "param": {}}})

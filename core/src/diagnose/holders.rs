@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::strategies::{shares, Named};
-use super::{short, Diagnosis, Finding, FindingKind, QueueRow, Snapshot};
+use super::{queue_text, Diagnosis, Finding, FindingKind, QueueRow, Snapshot};
 use crate::strategy::distinct_in_order;
 use crate::MessageQueue;
 
@@ -73,7 +73,7 @@ pub(super) fn judge_topic(
                 topic: Some(topic.to_owned()),
                 queues: vec![(*q).clone()],
                 clients: held.clone(),
-                detail: format!("{} is held by {} clients at once: {}", short(q), held.len(), double_kind(snapshot, q, held)),
+                detail: format!("{} is held by {} clients at once: {}", queue_text(q), held.len(), double_kind(snapshot, q, held)),
                 lag: None,
             }),
         }
@@ -88,7 +88,7 @@ pub(super) fn judge_topic(
                     topic: Some(topic.to_owned()),
                     queues: vec![(*q).clone()],
                     clients: vec![h.clone()],
-                    detail: format!("{h} holds {}: {why}", short(q)),
+                    detail: format!("{h} holds {}: {why}", queue_text(q)),
                     lag: None,
                 });
             }

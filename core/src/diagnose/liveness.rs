@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{short, Finding, FindingKind, Snapshot};
+use super::{queue_text, Finding, FindingKind, Snapshot};
 use crate::MessageQueue;
 
 /// The broker drops an unrenewed orderly lock after 60 s (`rebalance.lockMaxLiveTime`): a holder
@@ -47,11 +47,11 @@ pub(super) fn judge(snapshot: &Snapshot, judged: &[&str], lag: &BTreeMap<&Messag
                 let detail = format!(
                     "{} holds orderly {} without its lock for {lock_age} s, longer than the broker keeps an unrenewed lock: it is held by {probable}",
                     c.client_id,
-                    short(&h.queue)
+                    queue_text(&h.queue)
                 );
                 findings.push(on(FindingKind::OrderlyLockStuck, std::iter::once(c.client_id.clone()).chain(others).collect(), detail));
             } else if pushes && h.last_pull_ms > 0 && snapshot.taken_at_ms - h.last_pull_ms > PULL_IDLE_MS {
-                let detail = format!("{} holds {} but has not pulled it for {pull_age} s (a live pull loop comes round within about 30 s; the client itself drops a queue idle for 120 s and takes it again)", c.client_id, short(&h.queue));
+                let detail = format!("{} holds {} but has not pulled it for {pull_age} s (a live pull loop comes round within about 30 s; the client itself drops a queue idle for 120 s and takes it again)", c.client_id, queue_text(&h.queue));
                 findings.push(on(FindingKind::NotPulled, vec![c.client_id.clone()], detail));
             }
         }

@@ -12,6 +12,8 @@ mod foreign;
 mod holders;
 mod liveness;
 mod membership;
+mod overrides;
+mod schema;
 mod scope;
 mod snapshot;
 mod strategies;
@@ -21,6 +23,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use foreign::{diagnostic_strategy, GoConsistentHash, GoMachineRoom, FOREIGN_NAMES};
+pub use overrides::{override_from_spec, override_from_value, overrides_from_json, StrategyOverrides};
+pub use schema::{parse_diagnosis, parse_queue_text, queue_text, DIAGNOSIS_SCHEMA_VERSION};
 pub use snapshot::{BrokerMembers, ClientConnection, ClientState, HeldQueue, QueueOffsets, RunningState, Snapshot, Subscription};
 pub use strategies::{strategy_of, ClientStrategy, Named, StrategySource};
 
@@ -92,41 +96,47 @@ impl FindingKind {
     }
 }
 
+/// One thing found wrong. In the diagnosis's JSON (docs/inspect.md) every field is written, `topic`
+/// and `lag` as `null` when they do not apply.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Finding {
     pub kind: FindingKind,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
+    #[serde(with = "schema::queues")]
     pub queues: Vec<MessageQueue>,
     pub clients: Vec<String>,
     /// One sentence for an operator.
     pub detail: String,
     /// Messages waiting on the finding's queues, where the brokers said (`GET_CONSUME_STATS`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag: Option<i64>,
 }
 
 /// One queue: who holds it, who is giving it up, and whom the strategies name.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct QueueRow {
+    #[serde(with = "schema::queue")]
     pub queue: MessageQueue,
     pub holders: Vec<String>,
     pub handing_off: Vec<String>,
     /// The members whose own strategy gives them the queue (empty when no strategy is known).
     pub expected: Vec<String>,
     /// Its holder if every member ran the strategy most of them run (empty when none is known).
-    #[serde(default)]
     pub if_agreed: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag: Option<i64>,
 }
 
+/// One group judged. Its JSON is the versioned schema of `schema.rs` (with `schema_version` and
+/// the derived `healthy`), the same from the CLI, C and Python.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "schema::DiagnosisJson", try_from = "schema::DiagnosisJson")]
 pub struct Diagnosis {
+    /// The consumer group, as the snapshot names it.
+    pub group: String,
     pub findings: Vec<Finding>,
     pub queues: Vec<QueueRow>,
     /// Each member's strategy and how it was found.
-    #[serde(default)]
     pub strategies: Vec<ClientStrategy>,
 }
 
@@ -134,15 +144,37 @@ impl Diagnosis {
     pub fn healthy(&self) -> bool {
         self.findings.is_empty()
     }
+
+    /// A diagnosis with every field filled (an element each, `also_matches` too), for the tests
+    /// that hold each binding's reader and docs/inspect.md to the schema: a field added to the
+    /// schema shows in them at once.
+    #[doc(hidden)]
+    pub fn example() -> Self {
+        let q = MessageQueue::new("T", "broker-a", 0);
+        let ids = || vec!["a@1".to_owned()];
+        Diagnosis {
+            group: "G".into(),
+            findings: vec![Finding {
+                kind: FindingKind::Orphaned,
+                topic: Some("T".into()),
+                queues: vec![q.clone()],
+                clients: ids(),
+                detail: "x".into(),
+                lag: Some(1),
+            }],
+            queues: vec![QueueRow { queue: q, holders: ids(), handing_off: ids(), expected: ids(), if_agreed: ids(), lag: Some(1) }],
+            strategies: vec![ClientStrategy {
+                client_id: "a@1".into(),
+                strategy: Some("averagely".into()),
+                source: StrategySource::Fingerprint,
+                also_matches: vec!["circle".into()],
+            }],
+        }
+    }
 }
 
 /// The strategy a client states (from the caller or its properties), when it states one.
 pub type StrategyOf<'a> = &'a dyn Fn(&str) -> Option<Named>;
-
-/// A queue as `allocate` and the findings' `queues` write it: `Topic@broker:id`.
-pub fn short(q: &MessageQueue) -> String {
-    format!("{}@{}:{}", q.topic, q.broker_name, q.queue_id)
-}
 
 /// An orderly consumer, as its running info says (`PROP_CONSUMEORDERLY`, Java's and Go's name).
 fn is_orderly(running: &RunningState) -> bool {
@@ -155,13 +187,13 @@ pub fn parse_snapshot(json: &str) -> crate::Result<Snapshot> {
 }
 
 /// [`diagnose`] with each client's strategy found by [`strategy_of`].
-pub fn diagnose_with(snapshot: &Snapshot, given: &BTreeMap<String, Named>) -> Diagnosis {
+pub fn diagnose_with(snapshot: &Snapshot, given: &StrategyOverrides) -> Diagnosis {
     diagnose(snapshot, &|client| strategy_of(snapshot, given, client))
 }
 
 /// Judges one snapshot. Clients that state no strategy are fingerprinted.
 pub fn diagnose(snapshot: &Snapshot, stated: StrategyOf<'_>) -> Diagnosis {
-    let mut out = Diagnosis::default();
+    let mut out = Diagnosis { group: snapshot.group.clone(), ..Diagnosis::default() };
     let members = membership::members(snapshot, &mut out.findings);
     membership::duplicates(snapshot, &members, &mut out.findings);
     membership::silent(snapshot, &mut out.findings);

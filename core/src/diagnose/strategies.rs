@@ -70,6 +70,7 @@ pub enum StrategySource {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ClientStrategy {
     pub client_id: String,
     /// The label of its strategy (`None` when unknown).

@@ -144,7 +144,11 @@ fn the_snapshot_and_the_findings_keep_their_json_form() {
     let d = diagnose(&s, &avg);
     let v = serde_json::to_value(&d).unwrap();
     assert_eq!(v["findings"][0]["kind"], "orphaned");
-    assert_eq!(v["findings"][0]["queues"][0], serde_json::json!(["T", "broker-a", 1]));
+    // The snapshot keeps every input's ["topic", "broker", id]; the diagnosis writes queues as
+    // `allocate` and the findings' sentences do.
+    assert_eq!(v["findings"][0]["queues"][0], "T@broker-a:1");
+    assert_eq!(v["group"], "G");
+    assert_eq!(parse_diagnosis(&v.to_string()).unwrap(), d);
 }
 
 #[test]

@@ -32,7 +32,10 @@ static void test_findings_as_json(void) {
     CHECK(strstr(buf, "\"kind\":\"orphaned\"") != NULL);
     CHECK(strstr(buf, "\"kind\":\"double_held\"") != NULL);
     CHECK(strstr(buf, "\"kind\":\"unexpected_holder\"") != NULL);
-    CHECK(strstr(buf, "[\"T\",\"b\",3]") != NULL);
+    /* The one schema (docs/inspect.md): versioned, queues written as allocate writes them. */
+    CHECK(strstr(buf, "\"schema_version\":1") != NULL);
+    CHECK(strstr(buf, "\"group\":\"G\"") != NULL && strstr(buf, "\"healthy\":false") != NULL);
+    CHECK(strstr(buf, "\"queues\":[\"T@b:3\"]") != NULL);
     free(buf);
     /* Without a strategy nobody is expected anything: no unexpected holder. */
     char out[4096];
@@ -50,6 +53,10 @@ static void test_bad_input(void) {
     CHECK(strstr(msg, "not an inspect snapshot") != NULL);
     CHECK_RC(rmq_diagnose(SNAPSHOT, "[1]", out, sizeof out, &n), RMQ_RESULT_INVALID_PARAMETERS);
     CHECK_RC(rmq_diagnose(SNAPSHOT, "{\"GO\":{\"strategy\":\"no_such\"}}", out, sizeof out, &n), RMQ_RESULT_UNKNOWN_STRATEGY);
+    /* A misspelt key of a strategy spec is refused, not ignored. */
+    CHECK_RC(rmq_diagnose(SNAPSHOT, "{\"GO\":{\"strategy\":\"averagely\",\"param\":{}}}", out, sizeof out, &n), RMQ_RESULT_INVALID_PARAMETERS);
+    CHECK_OK(rmq_last_error_message(msg, sizeof msg, &n));
+    CHECK(strstr(msg, "param") != NULL);
     const char bad_utf8[] = {'{', '"', (char)0xFF, '"', '}', 0};
     CHECK_RC(rmq_diagnose(bad_utf8, NULL, out, sizeof out, &n), RMQ_RESULT_INVALID_UTF8);
 }

@@ -12,7 +12,7 @@ find its own share. This package gives Python clients the Java client's strategi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
@@ -127,10 +127,11 @@ class Finding:
 
     kind: str
     topic: Optional[str]
+    """``None`` for a finding about the whole group."""
     queues: List[MessageQueue]
     clients: List[str]
     detail: str
-    lag: Optional[int] = None
+    lag: Optional[int]
     """Messages waiting on the finding's queues, where the brokers said."""
 
 
@@ -155,18 +156,39 @@ class QueueRow:
     """The members whose own strategy gives them the queue (empty when none is known)."""
     if_agreed: List[str]
     """Its holder if every member ran the strategy most of them run."""
-    lag: Optional[int] = None
+    lag: Optional[int]
 
 
 @dataclass(frozen=True)
 class Diagnosis:
+    """One group judged, read from core's one diagnosis schema (docs/inspect.md, "Output"): the
+    same JSON ``rmq-rebalance inspect --json`` prints and C's ``rmq_diagnose`` writes."""
+
+    group: str
     findings: List[Finding]
     queues: List[QueueRow]
     strategies: List[ClientStrategy]
+    json: str = field(repr=False, compare=False)
+    """The diagnosis as core wrote it, for tools that read ``inspect --json``."""
 
     @property
     def healthy(self) -> bool:
         return not self.findings
+
+    @classmethod
+    def from_json(cls, text: str) -> Diagnosis:
+        """Reads a diagnosis strictly (``inspect --json``'s output, or ``json``): an unknown or
+        missing field, another ``schema_version`` or a malformed queue raises
+        ``InvalidParametersError``."""
+        raw = _native.read_diagnosis(text)
+        queue = _native.parse_queue
+        return cls(
+            raw["group"],
+            [Finding(f["kind"], f["topic"], [queue(q) for q in f["queues"]], f["clients"], f["detail"], f["lag"]) for f in raw["findings"]],
+            [QueueRow(queue(r["queue"]), r["holders"], r["handing_off"], r["expected"], r["if_agreed"], r["lag"]) for r in raw["queues"]],
+            [ClientStrategy(c["client_id"], c["strategy"], c["source"], c.get("also_matches", [])) for c in raw["strategies"]],
+            text,
+        )
 
 
 def diagnose(snapshot: Union[str, Mapping[str, Any]], strategies: Optional[Mapping[str, Union[Strategy, Mapping[str, Any]]]] = None) -> Diagnosis:
@@ -178,12 +200,8 @@ def diagnose(snapshot: Union[str, Mapping[str, Any]], strategies: Optional[Mappi
     ``{"strategy": NAME, "params": {...}}`` (Go's own ``go_consistent_hash`` and
     ``go_by_machine_room`` too); the others are fingerprinted. A malformed snapshot raises
     ``InvalidParametersError`` (a ``ValueError``)."""
-    raw = _native.diagnose(snapshot if isinstance(snapshot, str) else dict(snapshot), None if strategies is None else dict(strategies))
-    return Diagnosis(
-        [Finding(f["kind"], f["topic"], f["queues"], f["clients"], f["detail"], f["lag"]) for f in raw["findings"]],
-        [QueueRow(r["queue"], r["holders"], r["handing_off"], r["expected"], r["if_agreed"], r["lag"]) for r in raw["queues"]],
-        [ClientStrategy(c["client_id"], c["strategy"], c["source"], c.get("also_matches", [])) for c in raw["strategies"]],
-    )
+    text = _native.diagnose(snapshot if isinstance(snapshot, str) else dict(snapshot), None if strategies is None else dict(strategies))
+    return Diagnosis.from_json(text)
 
 
 __all__ = [
