@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes with cargo-fuzz (libFuzzer + ASan, nightly toolchain) for a number of executions (bounded
 # by a time limit too) and prints the executions reached. Targets: c_api (the C entry points,
-# ffi/fuzz) and decode (inspect's frame, header and body decoders, inspect/fuzz). Not part of the
+# ffi/fuzz) and decode (the remoting client's frame, header and body decoders, remoting/fuzz). Not part of the
 # test command: a benchmark-style run (10 million executions of c_api take one to two hours on 2
 # cores; decode is far faster). JOBS fuzzers share the corpus and split RUNS between them; the
 # total is printed at the end.
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 target=${1:?usage: scripts/fuzz.sh c_api|decode [RUNS] [MAX_SECONDS] [JOBS]}
 case $target in
   c_api) crate=ffi ;;
-  decode) crate=inspect ;;
+  decode) crate=remoting ;;
   *) echo "unknown fuzz target $target (c_api or decode)" >&2; exit 2 ;;
 esac
 runs=${2:-10000000}

@@ -7,7 +7,7 @@ use std::net::TcpListener;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use rocketmq_rebalance_inspect::{Connection, Error, ReadOnly, RemotingCommand};
+use rocketmq_rebalance_remoting::{Connection, Error, ReadOnly, RemotingCommand};
 
 /// A server that accepts one connection, reads one request frame, and hands it to `answer`.
 fn serve(answer: impl FnOnce(&mut std::net::TcpStream, RemotingCommand) + Send + 'static) -> String {
@@ -139,7 +139,7 @@ fn a_success_without_a_body_says_the_clients_remark() {
         s.write_all(&frame(&r.encode())).unwrap();
     });
     let mut c = Connection::open(&addr, SHORT).unwrap();
-    let err = rocketmq_rebalance_inspect::requests::running_info(&mut c, "G", "192.0.2.2@1").unwrap_err();
+    let err = rocketmq_rebalance_remoting::requests::running_info(&mut c, "G", "192.0.2.2@1").unwrap_err();
     assert!(matches!(&err, Error::EmptyAnswer { remark, .. } if remark.ends_with("unsupported value: NaN")), "{err:?}");
     assert!(err.to_string().contains("has no body, and says: json marshal error"), "{err}");
 }

@@ -1,5 +1,5 @@
-//! The network half of `rmq-rebalance inspect`: a small synchronous client of RocketMQ's remoting
-//! protocol that can send read-only requests only. `core` stays free of I/O; what this crate reads
+//! A small synchronous client of RocketMQ's remoting protocol that can send read-only requests
+//! only: the network half of `rmq-rebalance inspect`. `core` stays free of I/O; what this crate reads
 //! becomes a snapshot that core's diagnosis judges.
 //!
 //! - [`frame`]: the length-prefixed frame, read with a size limit;

@@ -3,10 +3,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rocketmq_rebalance_inspect::fastjson::Json;
-use rocketmq_rebalance_inspect::frame::{read_frame, MAX_FRAME};
-use rocketmq_rebalance_inspect::requests::{decode_connections, decode_consume_stats, decode_route, decode_running_info};
-use rocketmq_rebalance_inspect::RemotingCommand;
+use rocketmq_rebalance_remoting::fastjson::Json;
+use rocketmq_rebalance_remoting::frame::{read_frame, MAX_FRAME};
+use rocketmq_rebalance_remoting::requests::{decode_connections, decode_consume_stats, decode_route, decode_running_info};
+use rocketmq_rebalance_remoting::RemotingCommand;
 
 fuzz_target!(|data: &[u8]| {
     let mut stream = data;
