@@ -7,7 +7,9 @@
 # usage: scripts/test-all.sh                 every stage, in order (what CI runs)
 #        scripts/test-all.sh --only STAGE...  some of them (style rust c go java e2e vectors readme python sim)
 # Each stage is scripts/stages/<stage>.sh. Randomised checks print their seed; rerun one with
-# RMQ_SEED=<seed> scripts/test-all.sh. The wall time of each stage is printed at the end.
+# RMQ_SEED=<seed> scripts/test-all.sh. The wall time of each stage is printed at the end and
+# written, with the e2e scenarios' times, to target/test-times.json (docs/development.md, "The
+# test command": a fresh clone's record is committed as docs/test-times.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RMQ_SEED=${RMQ_SEED:-$(date +%s)}
@@ -28,9 +30,15 @@ elif [[ $# -gt 0 ]]; then
 fi
 
 timings=()
+times=()
+rm -rf target/test-times.d
+began=$SECONDS
 report() {
   printf '\n=== Stage wall times (seed %s)\n' "$RMQ_SEED"
   for t in "${timings[@]}"; do echo "  $t"; done
+  printf '  %-8s %5d s\n' total $((SECONDS - began))
+  mkdir -p target
+  python3 scripts/lib/test_times.py write target/test-times.json "$RMQ_SEED" $((SECONDS - began)) "${times[@]}" || true
 }
 trap report EXIT
 
@@ -40,9 +48,11 @@ for stage in "${selected[@]}"; do
   start=$SECONDS
   if ! bash "scripts/stages/$stage.sh"; then
     timings+=("$(printf '%-8s %5d s  FAILED' "$stage" $((SECONDS - start)))")
+    times+=("$stage=$((SECONDS - start)):failed")
     exit 1
   fi
   timings+=("$(printf '%-8s %5d s' "$stage" $((SECONDS - start)))")
+  times+=("$stage=$((SECONDS - start)):passed")
 done
 
 if [[ ${#selected[@]} -eq ${#stages[@]} ]]; then

@@ -11,10 +11,7 @@ cd "$root"
 # shellcheck source=scripts/lib/e2e-common.sh
 source scripts/lib/e2e-common.sh
 
-echo "-- building: the 4.9.7 cluster (tests/cluster49), the CLI, the admin oracle's classpath"
+e2e_build cluster49 cli java
 state=$(mktemp -d "${TMPDIR:-/tmp}/rmq-broker49.XXXXXX")
-mvn -B -q -f tests/cluster49/pom.xml compile dependency:build-classpath -Dmdep.outputFile="$state/cluster49.cp" >&2
-cargo build --locked -q -p rocketmq-rebalance-cli
-java_cp=$(java_test_classpath "$state")
-run_driver "inspect 4.9.7 e2e" "$state" 30 python3 tests/e2e/broker49.py --cluster-cp "$PWD/tests/cluster49/target/classes:$(cat "$state/cluster49.cp")" \
-  --java-cp "$java_cp" --rmq-rebalance target/debug/rmq-rebalance --state "$state"
+run_driver "inspect 4.9.7 e2e" "$state" 30 python3 tests/e2e/broker49.py --cluster-cp "$(cat "$RMQ_E2E_BUILD/cluster49.cp")" \
+  --java-cp "$(cat "$RMQ_E2E_BUILD/java.cp")" --rmq-rebalance target/debug/rmq-rebalance --state "$state"

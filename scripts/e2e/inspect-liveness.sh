@@ -12,6 +12,4 @@ cd "$root"
 # shellcheck source=scripts/lib/e2e-common.sh
 source scripts/lib/e2e-common.sh
 
-echo "-- building: the Go test consumer (bindings/go/e2e/consumer), the Java test classes and their classpath"
-state=$(mktemp -d "${TMPDIR:-/tmp}/rmq-liveness.XXXXXX")
-run_group_driver "inspect liveness e2e" tests/e2e/liveness_group.py "$state" "$@"
+run_group_driver "inspect liveness e2e" tests/e2e/liveness_group.py rmq-liveness "$@"

@@ -13,5 +13,5 @@ cd "$root"
 # shellcheck source=scripts/lib/e2e-common.sh
 source scripts/lib/e2e-common.sh
 
-cargo build --locked -q -p rocketmq-rebalance-cli
+e2e_build cli
 run_java_driver "orderly e2e" rmq-orderly tests/e2e/orderly.py --rmq-rebalance target/debug/rmq-rebalance

@@ -10,16 +10,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 # shellcheck source=scripts/lib/e2e-common.sh
 source scripts/lib/e2e-common.sh
-# The Spring Boot versions supported and tested (docs/java.md says the same).
-boots=(2.7.18 3.5.7)
-
-echo "-- building: the jar and the starter (installed), examples/spring-boot on Spring Boot ${boots[*]}, the Go and Java test consumers"
-state=$(mktemp -d "${TMPDIR:-/tmp}/rmq-spring.XXXXXX")
-(cd bindings/java && mvn -B -q install -DskipTests && mvn -B -q -f spring-boot-starter/pom.xml install -DskipTests)
+e2e_build spring cli go java
 boot_args=()
-for v in "${boots[@]}"; do
-  mvn -B -q -f examples/spring-boot/pom.xml -Dspring-boot.version="$v" -Dexample.build="$state/boot-$v" \
-    package dependency:build-classpath -Dmdep.outputFile="$state/boot-$v.cp" > /dev/null
-  boot_args+=(--boot "$v" "$state/boot-$v/classes:$(cat "$state/boot-$v.cp")")
+for v in $SPRING_BOOTS; do
+  boot_args+=(--boot "$v" "$(cat "$RMQ_E2E_BUILD/boot-$v.cp")")
 done
-run_group_driver "spring e2e" tests/e2e/spring_group.py "$state" "${boot_args[@]}"
+run_group_driver "spring e2e" tests/e2e/spring_group.py rmq-spring "${boot_args[@]}"

@@ -1,14 +1,63 @@
 # shellcheck shell=bash
 # What the real-broker drivers (scripts/e2e/*.sh) share; sourced, never run.
+#
+# Builds go into one folder, $RMQ_E2E_BUILD: the e2e stage builds everything once, up front, and
+# then runs the scenarios side by side (two builds of one Maven project at once would overwrite
+# each other's classes). A driver run alone builds what it needs into a folder of its own.
 
-# The classpath of the Java test processes (the jar's classes, the test classes, their
-# dependencies), built into the state folder $1 and printed: the build's own output goes to
-# stderr, so that a caller's $(...) captures the classpath alone.
-java_test_classpath() {
-  local state=$1
-  (cd bindings/java && mvn -B -q test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$state/classpath") >&2
-  echo "$PWD/bindings/java/target/classes:$PWD/bindings/java/target/test-classes:$(cat "$state/classpath")"
+# The build folder, made on first use when the caller gave none.
+e2e_build_dir() {
+  if [[ -z "${RMQ_E2E_BUILD:-}" ]]; then
+    RMQ_E2E_BUILD=$(mktemp -d "${TMPDIR:-/tmp}/rmq-e2e-build.XXXXXX")
+    export RMQ_E2E_BUILD
+  fi
+  mkdir -p "$RMQ_E2E_BUILD"
 }
+
+# Builds what the scenarios need, each part once per build folder (a part already built is kept):
+#   cli        target/debug/rmq-rebalance
+#   java       the jar's classes, the test classes and their dependencies: $RMQ_E2E_BUILD/java.cp
+#   go         the Go test consumer: $RMQ_E2E_BUILD/go-consumer
+#   cluster49  the 4.9.7 cluster (tests/cluster49): $RMQ_E2E_BUILD/cluster49.cp
+#   spring     the jar and starter installed, examples/spring-boot per Spring Boot version in
+#              $SPRING_BOOTS: $RMQ_E2E_BUILD/boot-<version>.cp
+# The builds' own output goes to stderr, so that a caller's $(...) captures nothing of it.
+e2e_build() {
+  e2e_build_dir
+  local part
+  for part in "$@"; do
+    [[ -f "$RMQ_E2E_BUILD/$part.done" ]] && continue
+    case $part in
+      cli) cargo build --locked -q -p rocketmq-rebalance-cli ;;
+      java)
+        (cd bindings/java && mvn -B -q test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$RMQ_E2E_BUILD/java.deps")
+        echo "$PWD/bindings/java/target/classes:$PWD/bindings/java/target/test-classes:$(cat "$RMQ_E2E_BUILD/java.deps")" > "$RMQ_E2E_BUILD/java.cp"
+        ;;
+      go)
+        scripts/build-go.sh > /dev/null
+        (cd bindings/go && go build -o "$RMQ_E2E_BUILD/go-consumer" ./e2e/consumer)
+        ;;
+      cluster49)
+        mvn -B -q -f tests/cluster49/pom.xml compile dependency:build-classpath -Dmdep.outputFile="$RMQ_E2E_BUILD/cluster49.deps"
+        echo "$PWD/tests/cluster49/target/classes:$(cat "$RMQ_E2E_BUILD/cluster49.deps")" > "$RMQ_E2E_BUILD/cluster49.cp"
+        ;;
+      spring)
+        (cd bindings/java && mvn -B -q install -DskipTests && mvn -B -q -f spring-boot-starter/pom.xml install -DskipTests)
+        local v
+        for v in $SPRING_BOOTS; do
+          mvn -B -q -f examples/spring-boot/pom.xml -Dspring-boot.version="$v" -Dexample.build="$RMQ_E2E_BUILD/boot-$v" \
+            package dependency:build-classpath -Dmdep.outputFile="$RMQ_E2E_BUILD/boot-$v.deps" > /dev/null
+          echo "$RMQ_E2E_BUILD/boot-$v/classes:$(cat "$RMQ_E2E_BUILD/boot-$v.deps")" > "$RMQ_E2E_BUILD/boot-$v.cp"
+        done
+        ;;
+      *) echo "e2e_build: no part '$part'" >&2; return 2 ;;
+    esac >&2
+    touch "$RMQ_E2E_BUILD/$part.done"
+  done
+}
+
+# The Spring Boot versions supported and tested (docs/java.md says the same).
+SPRING_BOOTS="2.7.18 3.5.7"
 
 # Runs a driver (the rest of the arguments) that writes its processes' logs under $2; on success
 # the state folder goes (kept with RMQ_KEEP_STATE=1), on failure the last $3 lines of each log
@@ -38,25 +87,21 @@ run_driver() {
 run_java_driver() {
   local name=$1 prefix=$2 driver=$3
   shift 3
-  echo "-- building: the jar's classes, the test processes and their classpath"
-  local state java_cp
+  e2e_build java
+  local state
   state=$(mktemp -d "${TMPDIR:-/tmp}/$prefix.XXXXXX")
-  java_cp=$(java_test_classpath "$state")
-  run_driver "$name" "$state" 15 python3 "$driver" --java-cp "$java_cp" --state "$state" "$@"
+  run_driver "$name" "$state" 15 python3 "$driver" --java-cp "$(cat "$RMQ_E2E_BUILD/java.cp")" --state "$state" "$@"
 }
 
 # A driver whose processes are Go and Java test consumers (tests/e2e/mixed_group.py and those that
-# share its Group): builds the Go test consumer into the state folder $3, the CLI and the Java test
-# classpath, then runs the driver $2 with the paths of all three, $1 naming it in messages; the
+# share its Group): $1 names it in messages, $2 is the driver, $3 prefixes its state folder; the
 # rest of the arguments go to the driver too.
 run_group_driver() {
-  local name=$1 driver=$2 state=$3
+  local name=$1 driver=$2 prefix=$3
   shift 3
-  scripts/build-go.sh > /dev/null
-  (cd bindings/go && go build -o "$state/go-consumer" ./e2e/consumer)
-  cargo build --locked -q -p rocketmq-rebalance-cli
-  local java_cp
-  java_cp=$(java_test_classpath "$state")
-  run_driver "$name" "$state" 20 python3 "$driver" --java-cp "$java_cp" --go-consumer "$state/go-consumer" \
+  e2e_build cli go java
+  local state
+  state=$(mktemp -d "${TMPDIR:-/tmp}/$prefix.XXXXXX")
+  run_driver "$name" "$state" 20 python3 "$driver" --java-cp "$(cat "$RMQ_E2E_BUILD/java.cp")" --go-consumer "$RMQ_E2E_BUILD/go-consumer" \
     --rmq-rebalance target/debug/rmq-rebalance --state "$state" "$@"
 }

@@ -6,13 +6,78 @@
 # nobody consumes (a Go revoke without unlock, a stuck orderly lock, blocked pulls), each of which
 # inspect must name exactly; then inspect on a 4.9.7 NameServer, Broker and clients; then a Spring Boot
 # application on our strategy by property, beside Java and Go consumers.
+#
+# Everything is built once, first; then the scenarios (scripts/e2e/<name>.sh) run in two lanes
+# side by side, each lane one scenario after another. Every scenario has its own cluster on its own
+# loopback ports and mostly waits (a 140 s freeze, a 180 s soak, lock expiries), so two at a time
+# on 2 cores cost little more than one. A scenario's output is printed whole when it ends, with its
+# wall time; the times go to target/test-times.d/e2e.json for the test command's record.
 # Runs alone too: scripts/test-all.sh --only e2e, or this file. RMQ_SEED replays random inputs.
+# usage: scripts/stages/e2e.sh [SCENARIO...]   some scenarios only, in one lane
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-scripts/e2e/orderly.sh
-scripts/e2e/faults.sh
-scripts/e2e/soak.sh
-scripts/e2e/mixed-go.sh
-scripts/e2e/inspect-liveness.sh
-scripts/e2e/broker49.sh
-scripts/e2e/spring.sh
+# shellcheck source=scripts/lib/e2e-common.sh
+source scripts/lib/e2e-common.sh
+
+# The lanes, longest first, balanced by the times in docs/test-times.json (about 12 minutes each).
+lanes=("faults inspect-liveness broker49" "soak orderly mixed-go spring")
+if [[ $# -gt 0 ]]; then
+  for s in "$@"; do [[ -f scripts/e2e/$s.sh ]] || { echo "no scenario '$s' (scripts/e2e/*.sh)" >&2; exit 2; }; done
+  lanes=("$*")
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/rmq-e2e.XXXXXX")
+RMQ_E2E_BUILD=$work/build
+export RMQ_E2E_BUILD
+trap 'rm -rf "$work"' EXIT
+echo "-- building once for every scenario: the CLI, the Java test classes, the Go test consumer, the 4.9.7 cluster, the Spring Boot examples"
+start=$SECONDS
+e2e_build cli java go cluster49 spring
+echo "-- built in $((SECONDS - start)) s"
+
+# One lane: its scenarios in order, each into <work>/<name>.out with its time in <name>.time; a
+# lane stops at its first failure (the other lane runs on: its results are worth reading).
+run_lane() {
+  local lane=$1 scenario began rc
+  for scenario in $2; do
+    echo "-- lane $lane: $scenario started"
+    began=$SECONDS
+    rc=0
+    bash "scripts/e2e/$scenario.sh" > "$work/$scenario.out" 2>&1 || rc=$?
+    echo "$((SECONDS - began)) $rc" > "$work/$scenario.time"
+    # Whole, under a lock, so that two lanes' outputs never interleave.
+    {
+      flock 9
+      printf '\n--- %s: %s in %d s (lane %s)\n' "$scenario" "$([[ $rc == 0 ]] && echo passed || echo FAILED)" "$((SECONDS - began))" "$lane"
+      cat "$work/$scenario.out"
+    } 9> "$work/print.lock"
+    [[ $rc == 0 ]] || return 1
+  done
+}
+
+pids=()
+for i in "${!lanes[@]}"; do
+  run_lane "$((i + 1))" "${lanes[$i]}" &
+  pids+=($!)
+done
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+
+# The scenarios' wall times, for the test command's record (scripts/test-all.sh merges them).
+mkdir -p target/test-times.d
+python3 - "$work" "${lanes[@]}" > target/test-times.d/e2e.json <<'PY'
+import json, pathlib, sys
+work, lanes = pathlib.Path(sys.argv[1]), sys.argv[2:]
+out = {}
+for lane, names in enumerate(lanes, 1):
+    for name in names.split():
+        f = work / f"{name}.time"
+        if f.exists():
+            seconds, rc = f.read_text().split()
+            out[name] = {"seconds": int(seconds), "lane": lane, "passed": rc == "0"}
+print(json.dumps({"e2e_scenarios": out}, indent=1))
+PY
+echo
+echo "=== e2e scenario wall times"
+python3 -c 'import json,sys; [print(f"  {k:18} {v[\"seconds\"]:5d} s  lane {v[\"lane\"]}" + ("" if v["passed"] else "  FAILED")) for k, v in json.load(open(sys.argv[1]))["e2e_scenarios"].items()]' target/test-times.d/e2e.json
+exit "$failed"

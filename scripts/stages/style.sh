@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stage of the test command (scripts/test-all.sh): formatting, lints, versions, file sizes, links and paths in the docs.
 # Cargo fmt --check, cargo clippy -D warnings over every crate and target, shellcheck, one
-# version everywhere, file sizes, links and paths in the docs, the README's length.
+# version everywhere, file sizes, links and paths in the docs, the manual free of diary entries,
+# the README's test-command figure against the committed record, the README's length.
 # Runs alone too: scripts/test-all.sh --only style, or this file. RMQ_SEED replays random inputs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,6 +29,16 @@ long=$(git ls-files '*.rs' '*.c' '*.h' '*.hpp' '*.cpp' '*.java' '*.py' '*.sh' '*
 echo "no hand-written source file over 600 lines"
 python3 scripts/docs/check_links.py
 python3 scripts/docs/check_paths.py
+python3 scripts/docs/check_manual.py
+# The two checks below can fail: a page with a date, a README whose figure is 50% off the record.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+echo "Measured on 2026-01-01." > "$scratch/diary.md"
+! python3 scripts/docs/check_manual.py "$scratch/diary.md" 2> /dev/null || { echo "check_manual.py passed a dated page" >&2; exit 1; }
+python3 scripts/lib/test_times.py check-readme
+minutes=$(python3 -c 'import json; print(round(json.load(open("docs/test-times.json"))["total_seconds"] * 1.5 / 60))')
+echo "The test command takes about $minutes minutes." > "$scratch/README.md"
+! python3 scripts/lib/test_times.py check-readme "$scratch/README.md" 2> /dev/null || { echo "check-readme passed a figure 50% off" >&2; exit 1; }
 # The front door stays a front door: details belong in docs/.
 readme_lines=$(wc -l < README.md)
 [[ $readme_lines -le 300 ]] || { echo "README.md is $readme_lines lines (at most 300: move details to docs/)" >&2; exit 1; }

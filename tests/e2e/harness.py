@@ -3,6 +3,7 @@ and a broker process that can be killed and started again (RestartableCluster), 
 producer processes, each logging to its own file, stopped gracefully (SIGTERM), killed (SIGKILL) or
 frozen (SIGSTOP). Used by mixed_group.py, orderly.py and restart.py."""
 
+import random
 import signal
 import socket
 import subprocess
@@ -130,7 +131,10 @@ class Cluster:
 
 
 def free_port_pair():
-    """A loopback port p with p - 2 free too (a broker also listens on p - 2, its VIP channel), and a third for HA."""
+    """A loopback port p with p - 2 free too (a broker also listens on p - 2, its VIP channel), and a
+    third for HA. Drawn below the kernel's ephemeral range: the broker is killed and started again
+    on these ports, and a port from that range could meanwhile become the local end of any outgoing
+    connection on the machine (another scenario runs beside this one)."""
 
     def free(port):
         with socket.socket() as s:
@@ -140,14 +144,15 @@ def free_port_pair():
             except OSError:
                 return False
 
-    for _ in range(200):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port > 1026 and free(port - 2):
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                return port, s.getsockname()[1]
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    pick = random.SystemRandom()  # not the run's seeded random: ports are no input of the test
+    for _ in range(500):
+        port = pick.randrange(max(1100, low - 12000), low - 4)
+        if free(port) and free(port - 2) and free(port + 3):
+            return port, port + 3
     raise SystemExit("no free loopback port pair found")
 
 
