@@ -153,6 +153,38 @@ impl StrategyConfig {
         })
     }
 
+    /// [`StrategyConfig::from_name`] for a configuration a person wrote (Spring properties), where a
+    /// key the strategy does not read is a mistake rather than a newer version's parameter: such a
+    /// key is refused, naming it and the keys the strategy takes (MACHINE_ROOM_NEARBY's
+    /// `inner_params` too).
+    pub fn from_name_strict(name: &str, params: &Value) -> Result<Self> {
+        let config = Self::from_name(name, params)?;
+        if let Some(map) = params.as_object() {
+            let takes = config.param_keys();
+            if let Some(key) = map.keys().find(|k| !takes.contains(&k.as_str())) {
+                let list = if takes.is_empty() { "none".to_owned() } else { takes.join(", ") };
+                return Err(invalid(name, &format!("`{key}` is not one of its parameters (it takes: {list})")));
+            }
+            if let (Some(inner), Some(inner_params)) = (map.get("inner").and_then(Value::as_str), map.get("inner_params")) {
+                Self::from_name_strict(inner, inner_params)?;
+            }
+        }
+        Ok(config)
+    }
+
+    /// The parameter keys this strategy reads ([`StrategyConfig::from_name_strict`] refuses others).
+    pub fn param_keys(&self) -> &'static [&'static str] {
+        match self {
+            StrategyConfig::Averagely | StrategyConfig::Circle => &[],
+            StrategyConfig::ConsistentHash { .. } => &["virtual_node_count"],
+            StrategyConfig::MachineRoomNearby { .. } => &["inner", "inner_params", "broker_room_sep", "consumer_room_sep"],
+            StrategyConfig::ByMachineRoom { .. } => &["consume_idcs"],
+            StrategyConfig::ByConfig { .. } => &["config"],
+            StrategyConfig::BalancedSticky { .. } => &["stable_key", "weights", "total_slack"],
+            StrategyConfig::BalancedStickyV2 { .. } => &["stable_key", "overload_percent", "underload_percent"],
+        }
+    }
+
     /// Parses the JSON form `{"strategy": ..., "params": {...}}`.
     pub fn from_json(text: &str) -> Result<Self> {
         let value: Value = serde_json::from_str(text).map_err(|e| invalid("<config>", &e.to_string()))?;
@@ -307,6 +339,27 @@ mod tests {
         assert!(err.to_string().contains("must be a JSON object"), "{err}");
         let err = StrategyConfig::from_name("machine_room_nearby", &json!({})).unwrap_err();
         assert!(err.to_string().contains("inner"), "{err}");
+    }
+
+    #[test]
+    fn strict_parsing_refuses_a_key_the_strategy_does_not_read_and_plain_parsing_ignores_it() {
+        let misplaced = json!({"virtual_node_count": 3});
+        assert!(StrategyConfig::from_name("averagely", &misplaced).is_ok(), "a newer config loads in an older client");
+        let err = StrategyConfig::from_name_strict("averagely", &misplaced).unwrap_err().to_string();
+        assert!(err.contains("`virtual_node_count` is not one of its parameters (it takes: none)"), "{err}");
+        let err = StrategyConfig::from_name_strict("BALANCED_STICKY_V2", &json!({"total_slack": 1})).unwrap_err().to_string();
+        assert!(err.contains("it takes: stable_key, overload_percent, underload_percent"), "{err}");
+        let nearby = json!({"inner": "consistent_hash", "inner_params": {"virtual_node_count": 3, "weights": {}}});
+        assert!(StrategyConfig::from_name_strict("machine_room_nearby", &nearby).unwrap_err().to_string().contains("`weights`"));
+        // Every key a strategy writes back (`params()`) is one it takes: a configuration round-trips strictly.
+        for name in StrategyConfig::NAMES {
+            let params = match *name {
+                "machine_room_nearby" => json!({"inner": "averagely"}),
+                _ => Value::Null,
+            };
+            let config = StrategyConfig::from_name(name, &params).unwrap();
+            assert_eq!(StrategyConfig::from_name_strict(name, &config.params()).unwrap(), config, "{name}");
+        }
     }
 
     #[test]

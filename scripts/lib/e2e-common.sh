@@ -35,7 +35,7 @@ e2e_build() {
         ;;
       go)
         scripts/build-go.sh > /dev/null
-        (cd bindings/go && go build -o "$RMQ_E2E_BUILD/go-consumer" ./e2e/consumer)
+        (cd tests/e2e/go-consumer && go build -o "$RMQ_E2E_BUILD/go-consumer" .)
         ;;
       cluster49)
         mvn -B -q -f tests/cluster49/pom.xml compile dependency:build-classpath -Dmdep.outputFile="$RMQ_E2E_BUILD/cluster49.deps"

@@ -5,7 +5,7 @@ Driven by scripts/e2e/mixed-go.sh, which builds the pieces and passes their path
 (bindings/java ...cluster.ClusterMain) and every consumer are their own processes; consumers write
 what they hold to <name>.held.json after every allocation (and append it to <name>.held.log, the
 history, with a wall-clock time) and what they consumed to <name>.consumed
-(see HoldingsFile.java and bindings/go/e2e/consumer). Two runs on one broker, each with its own
+(see HoldingsFile.java and tests/e2e/go-consumer). Two runs on one broker, each with its own
 group and 16-queue topic:
 
   ours     2 Go consumers with rmqrebalance.ConsistentHash(10).AllocateStrategy() and 2 Java

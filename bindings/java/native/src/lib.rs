@@ -20,8 +20,8 @@ mod marshal;
 mod panic_probe;
 mod sent_before;
 
-use jni::objects::{JClass, JIntArray, JString};
-use jni::sys::{jboolean, jint, jintArray, jlong, jstring};
+use jni::objects::{JClass, JIntArray, JObject, JString};
+use jni::sys::{jboolean, jint, jintArray, jlong, jobjectArray, jstring};
 use jni::JNIEnv;
 use rocketmq_rebalance::strategy::{allocation_by_counts, Allocation};
 use rocketmq_rebalance::MessageQueue;
@@ -51,6 +51,30 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_register
     boundary(&mut env, -1, |env| {
         let (name, params) = (string(env, &name)?, string(env, &params)?);
         cache::register(&name, &params)
+    })
+}
+
+/// `String[] Native.configure(String name, String paramsJson)`: a configuration a person wrote
+/// (Spring properties) checked strictly by the core (`StrategyConfig::from_name_strict`: a key the
+/// strategy does not read is refused) and built once, returned as its canonical config name and
+/// parameters, `{name, paramsJson}`, which `register` then takes.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_configure<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    name: JString<'l>,
+    params: JString<'l>,
+) -> jobjectArray {
+    boundary(&mut env, std::ptr::null_mut(), |env| {
+        let (name, params) = (string(env, &name)?, string(env, &params)?);
+        let value: serde_json::Value = serde_json::from_str(&params).map_err(|e| Failure::Argument(format!("parameters are not JSON: {e}")))?;
+        let config = rocketmq_rebalance::StrategyConfig::from_name_strict(&name, &value)?;
+        config.build()?;
+        let out = env.new_object_array(2, "java/lang/String", JObject::null())?;
+        let (n, p) = (env.new_string(config.config_name())?, env.new_string(config.params().to_string())?);
+        env.set_object_array_element(&out, 0, &n)?;
+        env.set_object_array_element(&out, 1, &p)?;
+        Ok(out.into_raw())
     })
 }
 

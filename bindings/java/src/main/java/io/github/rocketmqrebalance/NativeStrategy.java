@@ -17,6 +17,22 @@ public abstract class NativeStrategy implements AllocateMessageQueueStrategy {
     NativeStrategy() {
     }
 
+    /**
+     * The strategy a configuration names: the core's name ({@code consistent_hash}, or the Java name
+     * {@code CONSISTENT_HASH}) and its parameters as a JSON object ({@code {"virtual_node_count": 20}};
+     * null or {@code ""} for none), checked by the core as every binding's configuration is. Stricter
+     * than the core's plain parsing: a parameter the strategy does not read is refused, since a person
+     * wrote it. MACHINE_ROOM_NEARBY's rooms come from separators here; other resolvers take code.
+     *
+     * @throws IllegalArgumentException naming the name or the parameter at fault
+     */
+    public static NativeStrategy fromConfig(String name, String paramsJson) {
+        if (name == null) {
+            throw new IllegalArgumentException("no strategy name");
+        }
+        return new ConfiguredStrategy(name, paramsJson == null || paramsJson.isEmpty() ? "{}" : paramsJson);
+    }
+
     /** The core's configuration name ("averagely", "consistent_hash", ...). */
     abstract String configName();
 

@@ -37,6 +37,13 @@ public final class Native {
     /** The id of a strategy configuration (the core's name and JSON parameters), registered once. */
     public static native int register(String name, String paramsJson);
 
+    /**
+     * A configuration a person wrote, checked strictly by the core (a parameter the strategy does not
+     * read is refused, as is an unknown name or a value out of range): its canonical config name and
+     * parameters, {@code {name, paramsJson}}, as {@link #register} takes them.
+     */
+    public static native String[] configure(String name, String paramsJson);
+
     /** The registered strategy's name, as the core gives it (parameters included where they matter). */
     public static native String name(int strategy);
 

@@ -1,23 +1,34 @@
 package io.github.rocketmqrebalance.spring;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 
+import io.github.rocketmqrebalance.internal.Json;
+
 /**
  * One strategy and its parameters, as properties: the default under {@code rocketmq.rebalance}
- * and each group's under {@code rocketmq.rebalance.groups.<group>}. A parameter is read only by the
- * strategy it belongs to; setting it for another strategy fails the start (see {@link Strategies}).
+ * and each group's under {@code rocketmq.rebalance.groups.<group>}. The properties are the core's
+ * configuration in Spring's spelling ({@link #coreParams}); the core decides which strategy takes
+ * which parameter, and a parameter the chosen strategy does not take fails the start.
  */
 public class StrategySettings {
     /**
-     * The allocation strategy: consistent_hash, averagely, circle, balanced_sticky,
-     * balanced_sticky_v2 or by_machine_room (the Java names CONSISTENT_HASH, AVG, AVG_BY_CIRCLE,
-     * BALANCED_STICKY, BALANCED_STICKY_V2 and MACHINE_ROOM are read too). Unset: the listener keeps
+     * The allocation strategy, as the core names it: consistent_hash, averagely, circle,
+     * balanced_sticky, balanced_sticky_v2, by_machine_room, machine_room_nearby, by_config, or a Java
+     * name (CONSISTENT_HASH, AVG, AVG_BY_CIRCLE, MACHINE_ROOM, ...). Unset: the listener keeps
      * rocketmq-spring's AVG.
      */
     private String strategy;
+
+    /**
+     * Any of the core's parameters by its own name ({@code params.inner=consistent_hash},
+     * {@code params.inner_params={"virtual_node_count":5}}): a value that reads as JSON is taken as
+     * JSON, any other as a string. For parameters without a property of their own.
+     */
+    private Map<String, String> params = new LinkedHashMap<String, String>();
 
     /** consistent_hash: virtual nodes per client on the ring (Java's default, 10, when unset). */
     private Integer virtualNodeCount;
@@ -42,6 +53,68 @@ public class StrategySettings {
 
     /** by_machine_room: the machine rooms this group consumes. */
     private Set<String> consumeIdcs = new LinkedHashSet<String>();
+
+    /** Each core parameter key with the property that sets it, for messages. */
+    private final Map<String, String> propertyOf = new LinkedHashMap<String, String>();
+
+    /**
+     * The core's parameters these properties set, by the core's names: each property is renamed,
+     * never checked (the core checks). {@code stable-key=before} with {@code stable-key-separator}
+     * is the core's {@code {"before": separator}}.
+     */
+    Map<String, Object> coreParams() {
+        Map<String, Object> out = new LinkedHashMap<String, Object>();
+        propertyOf.clear();
+        put(out, "virtual_node_count", "virtual-node-count", virtualNodeCount);
+        Object key = stableKey;
+        if (stableKeySeparator != null) {
+            Map<String, Object> keyed = new LinkedHashMap<String, Object>();
+            keyed.put(stableKey == null ? "before" : stableKey, stableKeySeparator);
+            key = keyed;
+        }
+        put(out, "stable_key", stableKeySeparator == null ? "stable-key" : "stable-key-separator", key);
+        put(out, "weights", "weights", weights.isEmpty() ? null : weights);
+        put(out, "total_slack", "total-slack", totalSlack);
+        put(out, "overload_percent", "overload-percent", overloadPercent);
+        put(out, "underload_percent", "underload-percent", underloadPercent);
+        put(out, "consume_idcs", "consume-idcs", consumeIdcs.isEmpty() ? null : new ArrayList<String>(consumeIdcs));
+        for (Map.Entry<String, String> e : params.entrySet()) {
+            put(out, e.getKey().replace('-', '_'), "params." + e.getKey(), jsonOrText(e.getValue()));
+        }
+        return out;
+    }
+
+    /** The property that set the core's parameter {@code key}. */
+    String propertyOf(String key) {
+        String property = propertyOf.get(key);
+        return property == null ? key : property;
+    }
+
+    private void put(Map<String, Object> out, String key, String property, Object value) {
+        if (value != null) {
+            out.put(key, value);
+            propertyOf.put(key, property);
+        }
+    }
+
+    private static Object jsonOrText(String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Json.read(value);
+        } catch (IllegalArgumentException notJson) {
+            return value;
+        }
+    }
+
+    public Map<String, String> getParams() {
+        return params;
+    }
+
+    public void setParams(Map<String, String> params) {
+        this.params = params;
+    }
 
     public String getStrategy() {
         return strategy;
