@@ -37,6 +37,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so a closed pipe (`inspect --load big.json | head -1`) turned every
+    // print into a panic. A command-line tool ends as `cat` does: killed by the signal, silently.
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default disposition, before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Allocate(args) => allocate::run(args),

@@ -173,3 +173,42 @@ fn watch_refuses_a_zero_interval_and_a_port_it_cannot_bind() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--metrics-addr"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// A reader that stops early (`| head -1`) ends the command quietly, killed by SIGPIPE as `cat`
+/// would be, in the table and in `--json`: never a panic. The snapshot's table is far larger than a
+/// pipe's buffer, so the writes after the reader has gone meet a closed pipe.
+#[cfg(unix)]
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let queues: Vec<serde_json::Value> = (0..20_000).map(|i| serde_json::json!(["T", "broker-a", i])).collect();
+    let big = serde_json::json!({
+        "group": "G", "taken_at_ms": 0, "topics": {"T": queues},
+        "brokers": [{"broker": "broker-a", "addr": "127.0.0.1:10911", "consumer_ids": ["a@1"]}],
+        "connections": [{"client_id": "a@1", "client_addr": "10.0.0.1:1", "language": "JAVA", "version": 479}],
+        "clients": [{"client_id": "a@1", "running": {"properties": {}, "held": []}}]
+    });
+    let f = file(&big.to_string());
+    for json in [false, true] {
+        let mut args = vec!["inspect", "--load", f.arg()];
+        if json {
+            args.push("--json");
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rmq-rebalance")).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+        assert!(!first.is_empty());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "json {json}: {stderr}");
+        assert_eq!(out.status.signal(), Some(libc_sigpipe()), "json {json}: {:?}", out.status);
+    }
+}
+
+/// SIGPIPE's number on Linux and the BSDs.
+#[cfg(unix)]
+fn libc_sigpipe() -> i32 {
+    13
+}

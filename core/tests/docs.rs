@@ -52,7 +52,7 @@ fn inspect_page_names_every_field_and_kind_of_the_diagnosis() {
     let mut all = BTreeSet::new();
     keys(&serde_json::to_value(Diagnosis::example()).unwrap(), &mut all);
     all.extend(FindingKind::ALL.iter().map(|k| k.name().to_owned()));
-    for source in [StrategySource::Stated, StrategySource::Fingerprint, StrategySource::Unknown] {
+    for source in [StrategySource::Stated, StrategySource::Fingerprint, StrategySource::Foreign, StrategySource::Unknown] {
         all.insert(serde_json::to_value(source).unwrap().as_str().unwrap().to_owned());
     }
     let missing: Vec<_> = all.iter().filter(|k| !page.contains(&format!("`{k}`"))).collect();

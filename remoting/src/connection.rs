@@ -119,7 +119,7 @@ impl Connection {
     fn read_error(&self, e: ReadError, timeout: Duration) -> Error {
         match e {
             ReadError::Closed { mid_frame } => Error::Closed { addr: self.addr.clone(), mid_frame },
-            ReadError::TooLarge { len, max } => Error::FrameTooLarge { len, max },
+            ReadError::TooLarge { len, max } => Error::FrameTooLarge { addr: self.addr.clone(), len, max },
             ReadError::Short(len) => Error::BadFrame(format!("a frame of {len} bytes cannot hold its header-length word")),
             ReadError::Io(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
                 Error::Timeout { addr: self.addr.clone(), timeout_ms: timeout.as_millis() as u64 }

@@ -12,8 +12,8 @@ pub enum Error {
     Closed { addr: String, mid_frame: bool },
     #[error("talking to {addr}: {source}")]
     Io { addr: String, source: io::Error },
-    #[error("a frame of {len} bytes announced; at most {max} are accepted")]
-    FrameTooLarge { len: u64, max: u64 },
+    #[error("{addr} announced a frame of {len} bytes; at most {max} are accepted{}", not_remoting(*.len))]
+    FrameTooLarge { addr: String, len: u64, max: u64 },
     #[error("bad frame: {0}")]
     BadFrame(String),
     #[error("bad JSON at byte {at}: {what}")]
@@ -26,6 +26,20 @@ pub enum Error {
     EmptyAnswer { what: &'static str, remark: String },
     #[error("{what} refused with code {code}: {remark}")]
     Refused { what: &'static str, code: i32, remark: String },
+    /// Nothing that answered could say: every place asked failed, each for its own reason.
+    #[error("{what}: {}", .failures.join("; "))]
+    NoAnswer { what: String, failures: Vec<String> },
+}
+
+/// A length word that reads as four printable ASCII bytes is the start of another protocol's
+/// text ("HTTP" is 1213486160): say so, since the address is then most likely not a RocketMQ port.
+fn not_remoting(len: u64) -> String {
+    let bytes = (len as u32).to_be_bytes();
+    if bytes.iter().all(|b| b.is_ascii_graphic()) {
+        format!(" (its first bytes read {:?}: not a RocketMQ remoting server?)", String::from_utf8_lossy(&bytes))
+    } else {
+        String::new()
+    }
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

@@ -40,6 +40,14 @@ pub fn read_group(namesrv: &str, group: &str, topics: &[String], options: &Optio
     let masters = masters(&retry_route);
     let (brokers, connections) = members(&masters, group, options);
     let Some(connections) = connections else {
+        // A broker that did not answer may be the one that knows the group: name it, its address
+        // and why, rather than blame the consumers.
+        let failures: Vec<String> = brokers.iter().filter_map(|b| Some(format!("{} at {}: {}", b.broker, b.addr, b.error.as_ref()?))).collect();
+        if !failures.is_empty() {
+            let answered = brokers.len() - failures.len();
+            let what = format!("the connections of group {group}: {answered} of {} brokers answered (none knows a consumer online), and", brokers.len());
+            return Err(Error::NoAnswer { what, failures });
+        }
         return Err(Error::Refused {
             what: "inspect",
             code: CONSUMER_NOT_ONLINE,
@@ -80,16 +88,23 @@ fn offsets(masters: &[(String, String)], group: &str, options: &Options) -> Vec<
     out
 }
 
-/// The route from the first NameServer that answers.
+/// The route from the first NameServer that answers; when none does, every one's reason.
 fn route(namesrv: &str, topic: &str, options: &Options) -> Result<TopicRoute> {
-    let mut last = None;
+    let mut failures = Vec::new();
     for addr in namesrv.split(';').map(str::trim).filter(|a| !a.is_empty()) {
         match Connection::open(addr, options.timeout).and_then(|mut c| requests::route(&mut c, topic, options.timeout)) {
             Ok(r) => return Ok(r),
-            Err(e) => last = Some(e),
+            Err(e) => failures.push(e),
         }
     }
-    Err(last.unwrap_or_else(|| Error::BadFrame(format!("no NameServer address in {namesrv:?}"))))
+    match failures.len() {
+        0 => Err(Error::BadFrame(format!("no NameServer address in {namesrv:?}"))),
+        1 => Err(failures.remove(0)),
+        n => Err(Error::NoAnswer {
+            what: format!("the route of {topic}: none of {n} NameServers answered"),
+            failures: failures.iter().map(Error::to_string).collect(),
+        }),
+    }
 }
 
 /// (broker name, master address) of every broker of the route.

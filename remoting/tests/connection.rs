@@ -100,6 +100,17 @@ fn a_huge_length_prefix_is_refused() {
     let mut c = Connection::open(&addr, SHORT).unwrap();
     let err = c.request(ReadOnly::RouteInfoByTopic, BTreeMap::new(), Duration::from_secs(5)).unwrap_err();
     assert!(matches!(err, Error::FrameTooLarge { .. }), "{err}");
+    assert!(err.to_string().starts_with("127.0.0.1:"), "the error names the peer: {err}");
+}
+
+#[test]
+fn an_http_server_is_named_and_recognised() {
+    // What an HTTP server sends first: its 4 bytes read as a length of 1213486160.
+    let addr = serve(|s, _| s.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n").unwrap());
+    let mut c = Connection::open(&addr, SHORT).unwrap();
+    let err = c.request(ReadOnly::RouteInfoByTopic, BTreeMap::new(), Duration::from_secs(5)).unwrap_err().to_string();
+    assert!(err.starts_with(&format!("{addr} announced a frame of 1213486160 bytes")), "{err}");
+    assert!(err.contains("\"HTTP\": not a RocketMQ remoting server?"), "{err}");
 }
 
 #[test]
@@ -142,4 +153,41 @@ fn a_success_without_a_body_says_the_clients_remark() {
     let err = rocketmq_rebalance_remoting::requests::running_info(&mut c, "G", "192.0.2.2@1").unwrap_err();
     assert!(matches!(&err, Error::EmptyAnswer { remark, .. } if remark.ends_with("unsupported value: NaN")), "{err:?}");
     assert!(err.to_string().contains("has no body, and says: json marshal error"), "{err}");
+}
+
+/// A port nothing listens on (bound, then closed).
+fn closed_port() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().to_string()
+}
+
+#[test]
+fn every_nameserver_that_failed_is_named() {
+    use rocketmq_rebalance_remoting::read::{read_group, Options};
+    let (a, b) = (closed_port(), closed_port());
+    let options = Options { timeout: SHORT, ..Options::default() };
+    let err = read_group(&format!("{a};{b}"), "G", &[], &options).unwrap_err().to_string();
+    assert!(err.contains("none of 2 NameServers answered"), "{err}");
+    assert!(err.contains(&format!("cannot connect to {a}")) && err.contains(&format!("cannot connect to {b}")), "{err}");
+}
+
+#[test]
+fn a_broker_that_does_not_answer_is_named_not_the_consumers() {
+    use rocketmq_rebalance_remoting::read::{read_group, Options};
+    // A broker that accepts and then says nothing (a frozen process keeps its socket open).
+    let hung = TcpListener::bind("127.0.0.1:0").unwrap();
+    let broker = hung.local_addr().unwrap().to_string();
+    thread::spawn(move || {
+        let connection = hung.accept();
+        thread::sleep(Duration::from_secs(3));
+        drop(connection);
+    });
+    let route = format!(
+        r#"{{"brokerDatas":[{{"brokerAddrs":{{0:"{broker}"}},"brokerName":"broker-a","cluster":"c"}}],"queueDatas":[{{"brokerName":"broker-a","perm":6,"readQueueNums":1,"writeQueueNums":1}}]}}"#
+    );
+    let namesrv = serve(move |s, req| s.write_all(&response_to(&req, route.as_bytes())).unwrap());
+    let options = Options { timeout: SHORT, ..Options::default() };
+    let err = read_group(&namesrv, "G", &[], &options).unwrap_err().to_string();
+    assert!(err.contains(&format!("broker-a at {broker}: {broker} did not answer within 400 ms")), "{err}");
+    assert!(err.contains("0 of 1 brokers answered"), "{err}");
 }

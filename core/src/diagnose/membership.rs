@@ -67,12 +67,30 @@ fn likely_reason(snapshot: &Snapshot, client: &str, error: &str) -> &'static str
         // rocketmq-client-go divides by the time between the first and last sample of a rate,
         // 0/0 while a statistic has one sample, and its JSON encoder refuses the NaN.
         "the Go client could not encode its own statistics (a rate over a single sample, as in the seconds after a topic's first messages, is NaN to it): ask again"
-    } else if error.contains("timed out") {
+    } else if is_timeout(error) {
         "it did not answer within the broker's 10 s relay (a busy or frozen process, or a client that does not implement the request)"
     } else if conn.is_some_and(|c| !matches!(c.language.as_str(), "JAVA" | "GO")) {
         "its language's client may not implement running info (gRPC clients behind a proxy do not)"
     } else {
         "the broker could not relay the request to it"
+    }
+}
+
+/// A relay that ran out of time, in each wording met: a 4.9 broker's "timed out", a 5.x broker's
+/// "... timeout, 10000(ms)", this client's own "did not answer within".
+fn is_timeout(error: &str) -> bool {
+    let e = error.to_ascii_lowercase();
+    e.contains("timed out") || e.contains("timeout") || e.contains("did not answer within")
+}
+
+/// Brokers whose member list could not be read: the diagnosis is partial (a client that asks such
+/// a broker may see other members; its queues' lag is unknown), never healthy.
+pub(super) fn unread(snapshot: &Snapshot, findings: &mut Vec<Finding>) {
+    for b in snapshot.brokers.iter().filter(|b| b.consumer_ids.is_none()) {
+        let why = b.error.as_deref().unwrap_or("no answer");
+        let detail =
+            format!("{} at {} did not answer: {why}; its member list and its queues' offsets are unknown, so this diagnosis is partial", b.broker, b.addr);
+        findings.push(finding(FindingKind::BrokerUnreadable, Vec::new(), detail));
     }
 }
 

@@ -48,6 +48,9 @@ pub enum FindingKind {
     DuplicateClientId,
     /// The brokers list different members: clients that ask different brokers split differently.
     MembershipDisagreement,
+    /// A master broker did not answer for the group's members: the read is partial, so what
+    /// looks healthy may not be (its member list and its queues' lag are unknown).
+    BrokerUnreadable,
     /// The members subscribe to different topics or filters: a topic's queues that fall to a
     /// member that does not subscribe to it are consumed by nobody.
     MixedSubscriptions,
@@ -64,13 +67,14 @@ pub enum FindingKind {
 
 impl FindingKind {
     /// Every kind, in the order findings are sorted.
-    pub const ALL: [FindingKind; 11] = [
+    pub const ALL: [FindingKind; 12] = [
         FindingKind::Orphaned,
         FindingKind::DoubleHeld,
         FindingKind::UnexpectedHolder,
         FindingKind::MixedStrategies,
         FindingKind::DuplicateClientId,
         FindingKind::MembershipDisagreement,
+        FindingKind::BrokerUnreadable,
         FindingKind::MixedSubscriptions,
         FindingKind::OrderlyLockStuck,
         FindingKind::RunningInfoUnavailable,
@@ -87,6 +91,7 @@ impl FindingKind {
             FindingKind::MixedStrategies => "mixed_strategies",
             FindingKind::DuplicateClientId => "duplicate_client_id",
             FindingKind::MembershipDisagreement => "membership_disagreement",
+            FindingKind::BrokerUnreadable => "broker_unreadable",
             FindingKind::MixedSubscriptions => "mixed_subscriptions",
             FindingKind::OrderlyLockStuck => "orderly_lock_stuck",
             FindingKind::RunningInfoUnavailable => "running_info_unavailable",
@@ -196,6 +201,7 @@ pub fn diagnose(snapshot: &Snapshot, stated: StrategyOf<'_>) -> Diagnosis {
     let mut out = Diagnosis { group: snapshot.group.clone(), ..Diagnosis::default() };
     let members = membership::members(snapshot, &mut out.findings);
     membership::duplicates(snapshot, &members, &mut out.findings);
+    membership::unread(snapshot, &mut out.findings);
     membership::silent(snapshot, &mut out.findings);
     let judged = scope::judged_topics(snapshot, &mut out.findings);
     scope::mixed_subscriptions(snapshot, &mut out.findings);
@@ -209,7 +215,7 @@ pub fn diagnose(snapshot: &Snapshot, stated: StrategyOf<'_>) -> Diagnosis {
         .collect();
     let (known, reported) = strategies::resolve(snapshot, &topics, &members, stated);
     out.strategies = reported;
-    let agreed = strategies::mixed(&members, &known, &mut out.findings);
+    let agreed = strategies::mixed(&members, &known, &out.strategies, &mut out.findings);
     let lag: BTreeMap<&MessageQueue, i64> = snapshot.offsets.iter().map(|o| (&o.queue, o.lag())).collect();
     for (topic, mq_all) in &topics {
         holders::judge_topic(snapshot, topic, mq_all, &members, &known, agreed.as_ref(), &lag, &mut out);

@@ -67,6 +67,10 @@ pub enum StrategySource {
     Fingerprint,
     /// Not stated, and no known strategy reproduces what it holds (or it holds nothing).
     Unknown,
+    /// Its properties name a strategy class that is neither Java's nor this library's (a custom
+    /// `AllocateMessageQueueStrategy`), and no known strategy reproduces what it holds: `strategy`
+    /// is that class. It counts as a strategy of its own among the members.
+    Foreign,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,6 +96,15 @@ const JAVA_CONSISTENT_HASH: &str = "org.apache.rocketmq.client.consumer.rebalanc
 
 /// The package of this library's Java strategies, whose `toString()` is `Class@name{params}`.
 const OUR_JAVA_PACKAGE: &str = "io.github.rocketmqrebalance.";
+
+/// The package of the Java client's own strategies.
+const JAVA_REBALANCE_PACKAGE: &str = "org.apache.rocketmq.client.consumer.rebalance.";
+
+/// The class a Java client's properties name when it is neither the Java client's own nor ours.
+fn foreign_class<'a>(snapshot: &'a Snapshot, client: &str) -> Option<&'a str> {
+    let class = java_property(snapshot, client)?.split('@').next()?;
+    (!class.is_empty() && !class.starts_with(OUR_JAVA_PACKAGE) && !class.starts_with(JAVA_REBALANCE_PACKAGE)).then_some(class)
+}
 
 /// Virtual node counts tried by a fingerprint: Java's default 10, stathat's 20, and round values.
 const NODE_COUNTS: [i64; 8] = [10, 20, 1, 2, 3, 5, 50, 100];
@@ -191,7 +204,13 @@ pub(super) fn resolve(
                 });
                 known.insert(id.clone(), first);
             }
-            None => report.push(ClientStrategy { client_id: id.clone(), strategy: None, source: StrategySource::Unknown, also_matches: Vec::new() }),
+            None => {
+                let (strategy, source) = match foreign_class(snapshot, id) {
+                    Some(class) => (Some(class.to_owned()), StrategySource::Foreign),
+                    None => (None, StrategySource::Unknown),
+                };
+                report.push(ClientStrategy { client_id: id.clone(), strategy, source, also_matches: Vec::new() });
+            }
         }
     }
     (known, report)
@@ -221,30 +240,38 @@ pub(super) fn shares(group: &str, strategy: &Named, mq_all: &[MessageQueue], mem
     }
 }
 
-/// The members' strategies, grouped: more than one group is a finding (their maps cannot agree).
-/// Returns the strategy most members run (ties: the first member's in sorted order), the one "if
-/// every client agreed" is computed with.
-pub(super) fn mixed(members: &[String], known: &BTreeMap<String, Named>, findings: &mut Vec<Finding>) -> Option<Named> {
-    let mut groups: Vec<(String, Named, Vec<String>)> = Vec::new();
+/// The members' strategies, grouped (a foreign class is a group of its own): more than one group
+/// is a finding (their maps cannot agree). Returns the known strategy most members run (ties: the
+/// first member's in sorted order), the one "if every client agreed" is computed with.
+pub(super) fn mixed(members: &[String], known: &BTreeMap<String, Named>, reported: &[ClientStrategy], findings: &mut Vec<Finding>) -> Option<Named> {
+    // (identity, label, the strategy when known, members)
+    let mut groups: Vec<(String, String, Option<Named>, Vec<String>)> = Vec::new();
     for id in members.iter().collect::<BTreeSet<_>>() {
-        let Some(s) = known.get(id.as_str()) else { continue };
-        let key = s.identity().to_owned();
-        match groups.iter_mut().find(|(k, _, _)| *k == key) {
-            Some((_, _, ids)) => ids.push(id.clone()),
-            None => groups.push((key, s.clone(), vec![id.clone()])),
+        let (key, label, named) = match known.get(id.as_str()) {
+            Some(s) => (s.identity().to_owned(), s.label.clone(), Some(s.clone())),
+            None => match reported.iter().find(|c| c.client_id == *id && c.source == StrategySource::Foreign).and_then(|c| c.strategy.clone()) {
+                Some(class) => (format!("foreign:{class}"), class, None),
+                None => continue,
+            },
+        };
+        match groups.iter_mut().find(|(k, ..)| *k == key) {
+            Some((.., ids)) => ids.push(id.clone()),
+            None => groups.push((key, label, named, vec![id.clone()])),
         }
     }
     if groups.len() > 1 {
-        let described: Vec<String> = groups.iter().map(|(_, s, ids)| format!("{} ({})", s.label, ids.join(", "))).collect();
+        let described: Vec<String> = groups.iter().map(|(_, label, _, ids)| format!("{label} ({})", ids.join(", "))).collect();
         findings.push(Finding {
             kind: FindingKind::MixedStrategies,
             topic: None,
             queues: Vec::new(),
-            clients: groups.iter().flat_map(|(_, _, ids)| ids.clone()).collect(),
+            clients: groups.iter().flat_map(|(.., ids)| ids.clone()).collect(),
             detail: format!("the members run {} strategies, whose maps cannot agree: {}", groups.len(), described.join("; ")),
             lag: None,
         });
     }
-    let most = groups.iter().map(|(_, _, ids)| ids.len()).max()?;
-    groups.into_iter().find(|(_, _, ids)| ids.len() == most).map(|(_, s, _)| s)
+    let known_groups = groups.into_iter().filter_map(|(_, _, named, ids)| Some((named?, ids)));
+    let known_groups: Vec<(Named, Vec<String>)> = known_groups.collect();
+    let most = known_groups.iter().map(|(_, ids)| ids.len()).max()?;
+    known_groups.into_iter().find(|(_, ids)| ids.len() == most).map(|(s, _)| s)
 }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::*;
 
@@ -217,4 +217,58 @@ fn members_on_one_strategy_are_not_mixed_whatever_each_instance_has_cached() {
         Named::from_config("machine_room_nearby", &serde_json::from_str(r#"{"inner_params":{"virtual_node_count":3},"inner":"consistent_hash"}"#).unwrap())
             .unwrap();
     assert_eq!(nested_a.identity(), nested_b.identity());
+}
+
+/// A Java member on a class of its own (here one that takes every queue) beside two on Java's AVG:
+/// the class is named as the member's strategy, and as one side of the mixed strategies that make
+/// the double-held queues. AVG over 8 queues and the 3 sorted ids gives 10.0.0.1 queues 0-2 and
+/// 10.0.0.2 queues 3-5 (Java's AVG: 8 = 3 + 3 + 2).
+#[test]
+fn a_custom_strategy_class_is_named_as_a_foreign_strategy() {
+    let mut s = group(&[(IDS[0], "JAVA", holding(&queues()[0..3])), (IDS[1], "JAVA", holding(&queues()[3..6])), (IDS[2], "JAVA", holding(&queues()))]);
+    let property = |c: &mut ClientState, v: &str| {
+        c.running.as_mut().unwrap().properties.insert("allocateMessageQueueStrategy".into(), v.into());
+    };
+    property(&mut s.clients[0], "org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely@1b6d3586");
+    property(&mut s.clients[1], "org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely@4554617c");
+    property(&mut s.clients[2], "com.example.TakeEverything@74a14482");
+    let d = diagnose_with(&s, &BTreeMap::new());
+    let custom = d.strategies.iter().find(|c| c.client_id == IDS[2]).unwrap();
+    assert_eq!((custom.strategy.as_deref(), custom.source), (Some("com.example.TakeEverything"), StrategySource::Foreign));
+    let mixed = d.findings.iter().find(|f| f.kind == FindingKind::MixedStrategies).expect("the custom class is a strategy of its own");
+    assert!(
+        mixed.detail.contains("com.example.TakeEverything (10.0.0.3@1)") && mixed.detail.contains("averagely (10.0.0.1@1, 10.0.0.2@1)"),
+        "{}",
+        mixed.detail
+    );
+    // Queues 0-5 are held twice (AVG's owner and the custom class), 6-7 once (by the custom class).
+    assert_eq!(kinds(&d).iter().filter(|k| **k == FindingKind::DoubleHeld).count(), 6);
+}
+
+#[test]
+fn a_broker_that_did_not_answer_makes_the_read_partial_never_healthy() {
+    let avg = |id: &str| share(&Named::from_config("averagely", &Value::Null).unwrap(), id);
+    let mut s = group(&[(IDS[0], "JAVA", holding(&avg(IDS[0]))), (IDS[1], "JAVA", holding(&avg(IDS[1]))), (IDS[2], "JAVA", holding(&avg(IDS[2])))]);
+    let stated: BTreeMap<String, Named> = [("JAVA".to_owned(), Named::from_config("averagely", &Value::Null).unwrap())].into();
+    assert!(diagnose_with(&s, &stated).healthy());
+    let error = "127.0.0.1:10921 did not answer within 5000 ms";
+    s.brokers.push(BrokerMembers { broker: "broker-b".into(), addr: "127.0.0.1:10921".into(), consumer_ids: None, error: Some(error.into()) });
+    let d = diagnose_with(&s, &stated);
+    assert_eq!(kinds(&d), [FindingKind::BrokerUnreadable]);
+    assert!(d.findings[0].detail.starts_with(&format!("broker-b at 127.0.0.1:10921 did not answer: {error}")), "{}", d.findings[0].detail);
+}
+
+#[test]
+fn a_relay_timeout_is_recognised_in_each_brokers_wording() {
+    for error in [
+        "GET_CONSUMER_RUNNING_INFO refused with code 1: invokeSync call the addr[127.0.0.1:52344] timeout, 10000(ms)",
+        "GET_CONSUMER_RUNNING_INFO refused with code 1: wait response on the channel <127.0.0.1:52344> timed out",
+        "127.0.0.1:10911 did not answer within 15000 ms",
+    ] {
+        let mut s = group(&[(IDS[0], "JAVA", Vec::new()), (IDS[1], "JAVA", Vec::new()), (IDS[2], "JAVA", Vec::new())]);
+        s.clients[0] = ClientState { client_id: IDS[0].into(), running: None, error: Some(error.into()) };
+        let d = diagnose_with(&s, &BTreeMap::new());
+        let silent = d.findings.iter().find(|f| f.kind == FindingKind::RunningInfoUnavailable).unwrap();
+        assert!(silent.detail.contains("did not answer within the broker's 10 s relay"), "{error}: {}", silent.detail);
+    }
 }

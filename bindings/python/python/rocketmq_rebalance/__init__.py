@@ -138,7 +138,8 @@ class Finding:
 @dataclass(frozen=True)
 class ClientStrategy:
     """A member's strategy: ``source`` is ``"stated"`` (given or in its Java properties),
-    ``"fingerprint"`` (the known strategy that reproduces what it holds) or ``"unknown"``."""
+    ``"fingerprint"`` (the known strategy that reproduces what it holds), ``"foreign"`` (a class of
+    its own named in its Java properties, ``strategy`` being that class) or ``"unknown"``."""
 
     client_id: str
     strategy: Optional[str]
