@@ -1,8 +1,11 @@
 package io.github.rocketmqrebalance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.Arrays;
@@ -11,6 +14,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.github.rocketmqrebalance.internal.ExtractedLibrary;
 import io.github.rocketmqrebalance.internal.Native;
 
 import org.apache.rocketmq.common.message.MessageQueue;
@@ -39,5 +43,32 @@ class LoaderTest {
         assertThrows(NullPointerException.class,
             () -> new NativeAllocateMessageQueueByMachineRoom().allocate("g", "a", queues, Collections.singletonList("a")));
         assertThrows(NullPointerException.class, () -> new NativeAllocateMachineRoomNearby(null, Pairs.separators("-", "@")));
+    }
+
+    /**
+     * One file per content, reused: what a JVM killed with kill -9 (no exit hooks) leaves is the
+     * one file the next JVM loads again, not one more; a file of the same name with other bytes
+     * (a torn or tampered copy) is replaced, never loaded.
+     */
+    @Test
+    void theLibraryIsExtractedOncePerContent() throws Exception {
+        File dir = Files.createTempDirectory("rmq-extract").toFile();
+        byte[] library = "the library".getBytes("UTF-8");
+        File first = ExtractedLibrary.extracted(library, dir, "libx-1.0", ".so");
+        long written = first.lastModified();
+        File again = ExtractedLibrary.extracted(library, dir, "libx-1.0", ".so");
+        assertEquals(first, again);
+        assertEquals(written, again.lastModified(), "reused, not written again");
+        assertEquals(1, dir.listFiles().length);
+        Files.write(first.toPath(), "torn".getBytes("UTF-8"));
+        File repaired = ExtractedLibrary.extracted(library, dir, "libx-1.0", ".so");
+        assertEquals(first, repaired);
+        assertEquals("the library", new String(Files.readAllBytes(repaired.toPath()), "UTF-8"));
+        File other = ExtractedLibrary.extracted("another build".getBytes("UTF-8"), dir, "libx-1.0", ".so");
+        assertNotEquals(first, other);
+        assertEquals(2, dir.listFiles().length, "no partial file is left behind");
+        // This JVM loaded the jar's own library from the same folder, by the same rule.
+        File[] loaded = ExtractedLibrary.defaultFolder().listFiles((d, name) -> name.startsWith("lib" + Native.LIBRARY + "-" + Native.VERSION + "-"));
+        assertTrue(loaded != null && loaded.length >= 1, "the jar's library extracted to " + ExtractedLibrary.defaultFolder());
     }
 }

@@ -4,8 +4,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 import java.util.Properties;
 
@@ -15,8 +13,9 @@ import java.util.Properties;
  *
  * <p>Loading, at first use: the path in the system property {@code rocketmq.rebalance.native.path}
  * if set; else {@code System.loadLibrary("rocketmq_rebalance_jni")}; else the copy inside this jar
- * ({@code /native/<os>/<arch>/librocketmq_rebalance_jni-<version>.so}), extracted to a temporary
- * file named with the version. Failing all three is an {@link UnsatisfiedLinkError} that says what
+ * ({@code /native/<os>/<arch>/librocketmq_rebalance_jni-<version>.so}), written once per content
+ * to {@code java.io.tmpdir/rocketmq-rebalance-<user>/} and reused by every later JVM
+ * ({@link ExtractedLibrary}). Failing all three is an {@link UnsatisfiedLinkError} that says what
  * was tried.
  */
 public final class Native {
@@ -141,15 +140,22 @@ public final class Native {
                 e.initCause(fromPath);
                 throw e;
             }
-            File file = File.createTempFile("lib" + LIBRARY + "-" + VERSION + "-", ".so");
-            file.deleteOnExit();
-            Files.copy(in, file.toPath(), StandardCopyOption.REPLACE_EXISTING);
+            File file = ExtractedLibrary.extracted(readAll(in), ExtractedLibrary.defaultFolder(), "lib" + LIBRARY + "-" + VERSION, ".so");
             System.load(file.getAbsolutePath());
         } catch (IOException e) {
             UnsatisfiedLinkError error = new UnsatisfiedLinkError("rocketmq-rebalance: cannot extract " + resource + ": " + e);
             error.initCause(e);
             throw error;
         }
+    }
+
+    private static byte[] readAll(InputStream in) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(1 << 22);
+        byte[] buf = new byte[1 << 16];
+        for (int n; (n = in.read(buf)) > 0;) {
+            out.write(buf, 0, n);
+        }
+        return out.toByteArray();
     }
 
     public static String os() {
