@@ -225,6 +225,13 @@ class ListenerStrategiesTest {
     }
 
     @Test
+    void aConfiguredGroupNoListenerHasFailsTheStartBeforeAnyListenerStarts() {
+        runner.withPropertyValues("rocketmq.rebalance.groups.GID_DD.safe-orderly=true").run(ctx -> assertThat(failure(ctx))
+            .contains("rocketmq.rebalance.groups.GID_DD: no @RocketMQMessageListener has consumerGroup GID_DD")
+            .contains("[GID_A, GID_B, GID_C, GID_D]"));
+    }
+
+    @Test
     void anUnknownKeyFailsTheStartNamingIt() {
         runner.withPropertyValues("rocketmq.rebalance.strategy=consistent_hash", "rocketmq.rebalance.virtual-nodes=3")
             .run(ctx -> assertThat(failure(ctx)).contains("rocketmq.rebalance.virtual-nodes"));
