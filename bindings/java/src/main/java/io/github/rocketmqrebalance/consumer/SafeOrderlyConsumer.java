@@ -111,6 +111,11 @@ public class SafeOrderlyConsumer {
         this.strategy = strategy;
     }
 
+    /** The strategy it allocates with (null until set: AVG). */
+    public NativeStrategy getStrategy() {
+        return strategy;
+    }
+
     public void setSemantics(RebalanceConfig.Semantics semantics) {
         this.semantics = semantics;
     }

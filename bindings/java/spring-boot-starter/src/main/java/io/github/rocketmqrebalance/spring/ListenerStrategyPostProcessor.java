@@ -92,8 +92,8 @@ public final class ListenerStrategyPostProcessor implements BeanPostProcessor, O
             if (safeOrderly.contains(group)) {
                 // rocketmq-spring asks the context for its containers by type, so the stand-in
                 // takes the container's place as the bean.
-                NativeStrategy strategy = strategyFor(group);
-                SafeOrderlyListenerContainer safe = SafeOrderlyListenerContainer.replacing(container, strategy, groupPrefix(group) + ".safe-orderly", environment);
+                SafeOrderlyListenerContainer safe = SafeOrderlyListenerContainer.replacing(container, strategyFor(group), groupPrefix(group) + ".safe-orderly", environment);
+                NativeStrategy strategy = safe.getSafeOrderlyConsumer().getStrategy();
                 synchronized (applied) {
                     applied.put(group, "SafeOrderlyConsumer with " + (strategy == null ? "its default strategy (AVG)" : strategy.toString()));
                 }

@@ -6,10 +6,12 @@ import io.github.rocketmqrebalance.NativeStrategy;
 import io.github.rocketmqrebalance.consumer.SafeOrderlyConsumer;
 import io.github.rocketmqrebalance.engine.RebalanceConfig;
 
+import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyContext;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.spring.annotation.ConsumeMode;
@@ -70,6 +72,18 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
             throw new IllegalStateException(key + "=true cannot apply to the listener of group " + group + ": " + refused);
         }
         DefaultMQPushConsumer stock = original.getConsumer();
+        // A strategy the listener chose in prepareStart (which ran in the container's
+        // afterPropertiesSet) beats the configured one, as for every other listener; one that is
+        // not this library's cannot run inside the engine, and is refused rather than replaced.
+        AllocateMessageQueueStrategy chosen = stock.getAllocateMessageQueueStrategy();
+        if (chosen != null && chosen.getClass() != AllocateMessageQueueAveragely.class) {
+            if (!(chosen instanceof NativeStrategy)) {
+                throw new IllegalStateException(key + "=true cannot apply to the listener of group " + group + ": its prepareStart chose "
+                    + chosen.getClass().getName() + ", and SafeOrderlyConsumer allocates with this library's strategies only"
+                    + " (io.github.rocketmqrebalance.Native*, each with the Java original's answers)");
+            }
+            strategy = (NativeStrategy) chosen;
+        }
         SafeOrderlyConsumer safe = new SafeOrderlyConsumer(group);
         safe.setNamesrvAddr(stock.getNamesrvAddr());
         safe.setInstanceName(stock.getInstanceName());

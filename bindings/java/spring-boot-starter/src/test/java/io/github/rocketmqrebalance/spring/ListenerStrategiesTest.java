@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 
+import io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragelyByCircle;
 import io.github.rocketmqrebalance.NativeStrategy;
 import io.github.rocketmqrebalance.consumer.SafeOrderlyConsumer;
 
@@ -97,8 +98,43 @@ class ListenerStrategiesTest {
         }
     }
 
+    /** Orderly listeners that choose their strategy in code: this library's, and Java's own. */
+    @RocketMQMessageListener(topic = "T_E", consumerGroup = "GID_E", consumeMode = ConsumeMode.ORDERLY)
+    static class ListenerE implements RocketMQListener<String>, RocketMQPushConsumerLifecycleListener {
+        @Override
+        public void onMessage(String message) {
+        }
+
+        @Override
+        public void prepareStart(DefaultMQPushConsumer consumer) {
+            consumer.setAllocateMessageQueueStrategy(new NativeAllocateMessageQueueAveragelyByCircle());
+        }
+    }
+
+    @RocketMQMessageListener(topic = "T_F", consumerGroup = "GID_F", consumeMode = ConsumeMode.ORDERLY)
+    static class ListenerF implements RocketMQListener<String>, RocketMQPushConsumerLifecycleListener {
+        @Override
+        public void onMessage(String message) {
+        }
+
+        @Override
+        public void prepareStart(DefaultMQPushConsumer consumer) {
+            consumer.setAllocateMessageQueueStrategy(new AllocateMessageQueueAveragelyByCircle());
+        }
+    }
+
     @Configuration
     static class Listeners {
+        @Bean
+        ListenerE listenerE() {
+            return new ListenerE();
+        }
+
+        @Bean
+        ListenerF listenerF() {
+            return new ListenerF();
+        }
+
         @Bean
         ListenerD listenerD() {
             return new ListenerD();
@@ -228,7 +264,7 @@ class ListenerStrategiesTest {
     void aConfiguredGroupNoListenerHasFailsTheStartBeforeAnyListenerStarts() {
         runner.withPropertyValues("rocketmq.rebalance.groups.GID_DD.safe-orderly=true").run(ctx -> assertThat(failure(ctx))
             .contains("rocketmq.rebalance.groups.GID_DD: no @RocketMQMessageListener has consumerGroup GID_DD")
-            .contains("[GID_A, GID_B, GID_C, GID_D]"));
+            .contains("[GID_A, GID_B, GID_C, GID_D, GID_E, GID_F]"));
     }
 
     @Test
@@ -297,6 +333,18 @@ class ListenerStrategiesTest {
             ctx.close();
             assertThat(d.isRunning()).isFalse();
         });
+    }
+
+    @Test
+    void aSafeOrderlyListenersOwnChoiceInPrepareStartIsKeptOrRefusedNeverReplaced() {
+        runner.withPropertyValues("rocketmq.rebalance.strategy=consistent_hash", "rocketmq.rebalance.groups.GID_E.safe-orderly=true").run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            assertThat(safe(ctx, "GID_E").getSafeOrderlyConsumer().getStrategy()).isInstanceOf(NativeAllocateMessageQueueAveragelyByCircle.class);
+            assertThat(ctx.getBean(ListenerStrategyPostProcessor.class).applied().get("GID_E")).contains("NativeAllocateMessageQueueAveragelyByCircle@circle");
+        });
+        runner.withPropertyValues("rocketmq.rebalance.groups.GID_F.safe-orderly=true").run(ctx -> assertThat(failure(ctx))
+            .contains("rocketmq.rebalance.groups.GID_F.safe-orderly=true cannot apply to the listener of group GID_F: its prepareStart chose "
+                + AllocateMessageQueueAveragelyByCircle.class.getName()));
     }
 
     @Test
