@@ -12,7 +12,8 @@
 //! would change every other topic's share in that call while peers, who see the topic, compute
 //! with it. Its missing part alone comes from the past: a route it lacks is its last route, and an
 //! id list it lacks is the one the topics that shared its last list have now (so a join seen
-//! through them counts for it too), or its last list when they have none or disagree. The
+//! through them counts for it too; companions missing theirs too are passed over), or its last
+//! list when none has one or they disagree. The
 //! topic's own round is skipped as usual. A topic never seen complete (a topic not created yet has
 //! no route for anyone) is left out, as before.
 
@@ -85,8 +86,9 @@ impl Rebalancer {
     }
 }
 
-/// The current id list of the topics that shared `topic`'s last list, when they all have one and
-/// agree on it.
+/// The current id list of the topics that shared `topic`'s last list: of those that have a current
+/// list, when they agree on it (a companion whose own list is missing too, say after a join,
+/// neither decides nor vetoes); None when none has one or they disagree.
 fn companions_ids(topic: &str, last: &TopicView, before: &BTreeMap<String, TopicView>, views: &BTreeMap<String, TopicView>) -> Option<Vec<String>> {
     let sorted = |ids: &[String]| {
         let mut ids = ids.to_vec();
@@ -100,7 +102,9 @@ fn companions_ids(topic: &str, last: &TopicView, before: &BTreeMap<String, Topic
         if other == topic || seen.client_ids.as_deref().map(sorted).as_ref() != Some(&last_ids) {
             continue;
         }
-        let current = sorted(views.get(other)?.client_ids.as_deref()?);
+        let Some(current) = views.get(other).and_then(|v| v.client_ids.as_deref()).map(sorted) else {
+            continue;
+        };
         match &now {
             Some(agreed) if *agreed != current => return None,
             _ => now = Some(current),

@@ -151,8 +151,11 @@ impl Rebalancer {
         Ok(report)
     }
 
-    /// Shutdown. Afterwards every call but `shutdown` and (safe mode) `lock_all` is refused with
-    /// [`Error::ShutDown`](crate::Error::ShutDown).
+    /// Shutdown. Afterwards every call that changes the rebalancer (rounds, `subscribe`,
+    /// `unsubscribe`, `lock_queue`, `locks_lost`, `drop_queue`, `start_offset`) but `shutdown` and
+    /// (safe mode) `lock_all` is refused with [`Error::ShutDown`](crate::Error::ShutDown); the
+    /// read-only ones (`held`, `state`, `subscriptions`, `is_consumable`, `record_pull`,
+    /// `is_shut_down`) still answer.
     ///
     /// Safe mode releases every queue as a round would (fix 5): concurrent queues are committed
     /// (best effort) and forgotten; an orderly queue is committed and unlocked only under its

@@ -31,7 +31,8 @@
 //! 10. An orderly release whose unlock fails stays deferred and retries the unlock next round
 //!     (Java's unlock is one-way: when it is lost, the next owner waits for the broker's 60 s
 //!     expiry).
-//! 11. A shut-down rebalancer refuses every further call but `shutdown` ([`Error::ShutDown`]);
+//! 11. A shut-down rebalancer refuses every further call that changes it but `shutdown` (and, in
+//!     safe mode, `lock_all`) with [`Error::ShutDown`]; the read-only calls still answer;
 //!     Java's racing rebalance could re-take and lock queues after shutdown.
 //! 12. A queue whose broker lock is known lost (a renewal refused, [`Rebalancer::locks_lost`], or
 //!     no renewal for `broker_lock_expiry_ms`) is released without committing or unlocking: by
@@ -49,9 +50,10 @@
 //!     applies `consume_from` again when a queue moves before its first commit, and skips
 //!     messages).
 //! 15. `rebalance_all` with a cross-topic strategy keeps a topic whose current view is missing in
-//!     its joint call (its last route; the id list the topics that shared its last list have
-//!     now), so one topic's failed fetch does not move the others, even right after a join (Java
-//!     isolates a failed fetch to its topic; a joint call must do the same).
+//!     its joint call (its last route; the id list that the topics that shared its last list and
+//!     have a current one agree on, else its last list), so one topic's failed fetch does not move
+//!     the others, even right after a join (Java isolates a failed fetch to its topic; a joint
+//!     call must do the same).
 //! 16. A release deferred for `release_give_up_ms` (a hung listener, an offset store that keeps
 //!     failing) is given up instead of renewing its lock forever; every round reports how long
 //!     each deferred release has waited.

@@ -316,6 +316,48 @@ fn a_missing_view_right_after_a_join_does_not_move_the_other_topics() {
     assert_eq!(others(&with_failure), others(&peers), "the topics whose views are complete move as peers compute them");
 }
 
+// Two topics' id fetches failed right after a join: each is the other's companion, with no list
+// of its own, so both fell back to the list from before the join and formed a joint call no peer
+// forms. The companions that have a current list, and agree on it, decide.
+#[test]
+fn two_missing_views_right_after_a_join_take_the_list_their_current_companions_agree_on() {
+    let topics = ["T0", "T1", "T2", "T3", "T4"];
+    let view = |members: &[&str], missing: &[&str]| -> BTreeMap<String, TopicView> {
+        topics
+            .iter()
+            .map(|t| {
+                let ids = if missing.contains(t) { None } else { Some(ids(members)) };
+                (t.to_string(), TopicView { queues: Some(queues(t, 2)), client_ids: ids })
+            })
+            .collect()
+    };
+    let held = |rounds: &[BTreeMap<String, TopicView>]| {
+        let mut r =
+            Rebalancer::new(RebalanceConfig::new("g", "c1"), Arc::new(BalancedSticky::new(crate::strategy::balanced_sticky::StableKey::ClientId))).unwrap();
+        for t in topics {
+            r.subscribe(t).unwrap();
+        }
+        let mut host = with_offsets(Script::default(), &[], 0);
+        for (i, v) in rounds.iter().enumerate() {
+            r.rebalance_all(v, i as u64 * 1_000, &mut host).unwrap();
+        }
+        r.held().filter(|(_, s)| !s.dropped).map(|(q, _)| q.clone()).collect::<Vec<_>>()
+    };
+    let before = view(&["c1", "c2"], &[]);
+    let peers = held(&[before.clone(), view(&["c1", "c2", "c3"], &[])]);
+    let others = |qs: &[MessageQueue]| qs.iter().filter(|q| !matches!(&*q.topic, "T1" | "T2")).cloned().collect::<Vec<_>>();
+    // A precondition that makes the test able to fail: T1 and T2 balanced apart, on the list from
+    // before the join, change c1's share of the other topics.
+    let mut split = view(&["c1", "c2", "c3"], &[]);
+    for t in ["T1", "T2"] {
+        split.get_mut(t).unwrap().client_ids = Some(ids(&["c1", "c2"]));
+    }
+    assert_ne!(others(&held(&[split])), others(&peers), "the fixture: balancing T1 and T2 apart moves the others");
+    let with_failure = held(&[before, view(&["c1", "c2", "c3"], &["T1", "T2"])]);
+    assert_eq!(others(&with_failure), others(&peers), "the topics whose views are complete move as peers compute them");
+    assert_eq!(with_failure, peers, "and T1 and T2 keep the share peers give them");
+}
+
 // Finding 9: a hung listener or a commit that keeps failing pinned a queue forever.
 #[test]
 fn a_release_deferred_past_the_bound_is_given_up_and_reports_its_wait() {
