@@ -47,10 +47,12 @@ impl Rebalancer {
                 }
             }
             host.remove_offset(queue);
-            let skip = |rebalancer: &Self, host: &mut dyn Host, report: &mut RoundReport, reason: SkipReason| {
-                // Java keeps the broker lock it just took; safe mode gives it back (fix 1).
+            let skip = |rebalancer: &mut Self, host: &mut dyn Host, report: &mut RoundReport, reason: SkipReason| {
+                // Java keeps the broker lock it just took; safe mode gives it back (fix 1), unless a
+                // listener call given up on this queue still runs (fix 16): then the broker's
+                // expiry frees it.
                 let lock_leaked = lock && !rebalancer.safe();
-                if lock && rebalancer.safe() {
+                if lock && rebalancer.safe() && rebalancer.may_unlock(queue, host) {
                     if let Err(e) = host.unlock(&queue.broker_name, std::slice::from_ref(queue)) {
                         report.warnings.push(Warning::CallbackFailed(format!("unlock {queue}: {e}")));
                     }

@@ -56,7 +56,9 @@
 //!     call must do the same).
 //! 16. A release deferred for `release_give_up_ms` (a hung listener, an offset store that keeps
 //!     failing) is given up instead of renewing its lock forever; every round reports how long
-//!     each deferred release has waited.
+//!     each deferred release has waited. A queue given up while its listener call still runs is
+//!     never unlocked until that call has ended, whatever a later round decides (a re-acquisition
+//!     that fails leaves the lock to the broker's expiry instead of giving it back under the call).
 //! 17. A deferred release (in a round, in the clean-up of unsubscribed topics or in `drop_queue`) or
 //!     a lost lock asks the host for an early round (`deferred_retry_ms`)
 //!     instead of waiting 20 s for the periodic one.
@@ -133,6 +135,9 @@ pub struct Rebalancer {
     shut_down: bool,
     /// The latest `now_ms` any call was given (shutdown takes no clock).
     last_now_ms: u64,
+    /// Queues whose release was given up while a listener call still ran (fix 16), with the given-up
+    /// state's generation: none of them is unlocked until that call is seen to have ended.
+    abandoned: BTreeMap<MessageQueue, u64>,
 }
 
 impl Rebalancer {
@@ -148,6 +153,7 @@ impl Rebalancer {
             last_views: BTreeMap::new(),
             shut_down: false,
             last_now_ms: 0,
+            abandoned: BTreeMap::new(),
         })
     }
 

@@ -221,10 +221,27 @@ impl Rebalancer {
     }
 
     fn give_up(&mut self, queue: &MessageQueue, mut released: Released, host: &mut dyn Host, report: &mut RoundReport) {
+        // The call may run on (a hung listener): no later round may unlock under it (fix 16).
+        self.abandoned.insert(queue.clone(), released.generation);
         host.remove_offset(queue);
         self.table.remove(queue);
         released.gave_up = true;
         report.released.push(released);
+    }
+
+    /// Whether this client may give `queue`'s broker lock back: not while a listener call of a state
+    /// given up on it (fix 16) may still run. Such a call is over once its consume lock can be taken
+    /// at once; from then on the queue is forgotten here.
+    pub(super) fn may_unlock(&mut self, queue: &MessageQueue, host: &mut dyn Host) -> bool {
+        let Some(&generation) = self.abandoned.get(queue) else {
+            return true;
+        };
+        if !host.try_consume_lock(queue, generation, 0) {
+            return false;
+        }
+        host.release_consume_lock(queue, generation);
+        self.abandoned.remove(queue);
+        true
     }
 
     /// The release waits: the entry stays in the table, dropped; the report says how long it has.

@@ -383,6 +383,39 @@ fn a_release_deferred_past_the_bound_is_given_up_and_reports_its_wait() {
     assert!(r.lock_all(120_000, &mut host).unwrap().renewed.is_empty());
 }
 
+// A release given up on a hung call, re-acquired in the same round (the queue is still this
+// client's), whose start offset could not then be read: the give-back of fix 1 unlocked the queue
+// while the hung call still ran, and another client could lock it and consume beside that call.
+#[test]
+fn a_queue_given_up_on_a_hung_call_is_not_unlocked_while_that_call_runs() {
+    let mut config = RebalanceConfig::new("g", "c1");
+    config.orderly = true;
+    config.timing.release_give_up_ms = 100_000;
+    let mut r = Rebalancer::new(config, Arc::new(Averagely)).unwrap();
+    let qs = queues("T", 1);
+    let mut host = with_offsets(Script::default(), &qs, 5);
+    let mine = ids(&["c1"]);
+    r.rebalance_topic("T", Some(&qs), Some(&mine), 0, &mut host).unwrap();
+    host.consuming.insert(qs[0].clone());
+    // The broker refuses the renewal: the lock is lost and the state is released, deferred while
+    // its listener call runs, and given up once the bound has passed.
+    host.refuse_lock.insert(qs[0].clone());
+    r.lock_all(10_000, &mut host).unwrap();
+    r.rebalance_topic("T", Some(&qs), Some(&mine), 11_000, &mut host).unwrap();
+    host.refuse_lock.clear();
+    host.offsets.insert(qs[0].clone(), Err(HostError::new("store down")));
+    host.log.clear();
+    let report = r.rebalance_topic("T", Some(&qs), Some(&mine), 112_000, &mut host).unwrap();
+    assert!(report.released[0].gave_up, "{report:?}");
+    assert!(matches!(report.skipped[0].reason, SkipReason::OffsetUnavailable(_)), "re-acquired in the same round: {report:?}");
+    assert!(host.calls("unlock").is_empty(), "the given-up call still runs: {:?}", host.log);
+    // Once that call has ended, a skip gives the lock back as fix 1 says.
+    host.consuming.clear();
+    host.log.clear();
+    r.rebalance_topic("T", Some(&qs), Some(&mine), 113_000, &mut host).unwrap();
+    assert_eq!(host.calls("unlock").len(), 1, "{:?}", host.log);
+}
+
 #[test]
 fn a_commit_that_keeps_failing_is_given_up_with_an_unlock() {
     let mut config = RebalanceConfig::new("g", "c1");
