@@ -79,5 +79,9 @@ print(json.dumps({"e2e_scenarios": out}, indent=1))
 PY
 echo
 echo "=== e2e scenario wall times"
-python3 -c 'import json,sys; [print(f"  {k:18} {v[\"seconds\"]:5d} s  lane {v[\"lane\"]}" + ("" if v["passed"] else "  FAILED")) for k, v in json.load(open(sys.argv[1]))["e2e_scenarios"].items()]' target/test-times.d/e2e.json
+python3 - target/test-times.d/e2e.json <<'PY'
+import json, sys
+for name, t in json.load(open(sys.argv[1]))["e2e_scenarios"].items():
+    print(f"  {name:18} {t['seconds']:5d} s  lane {t['lane']}" + ("" if t["passed"] else "  FAILED"))
+PY
 exit "$failed"
