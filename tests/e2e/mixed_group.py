@@ -179,7 +179,8 @@ class Group:
                 elif rings and (found_rings := self.rings_found(out, recs, rings)):
                     why = found_rings
                 else:
-                    rings_seen = f"; fingerprinted as {sorted({s['strategy'] for s in out['strategies']})}, mixed_strategies reported" if rings else ""
+                    named = sorted({s["strategy"] or f"unknown ({s['client_id']} holds nothing)" for s in out["strategies"]})
+                    rings_seen = f"; fingerprinted as {named}, mixed_strategies reported" if rings else ""
                     return f"inspect agrees: {len(wrote)} clients' holdings decoded as written, orphaned {truth['orphaned']}, double-held {truth['double_held']}, exit {code}{rings_seen}"
             time.sleep(2)
         raise SystemExit(f"rmq-rebalance inspect disagrees with what the consumers of {self.group} wrote: {why}")
@@ -214,8 +215,7 @@ class Group:
         # A member whose ring gives it no queue holds nothing, and nothing can be fingerprinted from
         # nothing (docs/inspect.md): with 4 ids on one ring that happens for some pids.
         want = {
-            r["client_id"]: (rings[0] if name.startswith("go") else rings[1], "fingerprint") if r["queues"] else (None, "unknown")
-            for name, r in recs.items()
+            r["client_id"]: (rings[0] if name.startswith("go") else rings[1], "fingerprint") if r["queues"] else (None, "unknown") for name, r in recs.items()
         }
         if found != want:
             return f"inspect found the strategies {found}, the consumers run {want}"
