@@ -277,42 +277,46 @@ fn a_missing_view_in_a_joint_round_does_not_move_the_other_topics() {
     assert_eq!(with_failure, peer_view, "every topic, T1 included, stays as peers compute it");
 }
 
+/// Five topics of two queues, every id list `members` but those of `missing` (a failed fetch).
+const JOINT_TOPICS: [&str; 5] = ["T0", "T1", "T2", "T3", "T4"];
+
+fn joint_views(members: &[&str], missing: &[&str]) -> BTreeMap<String, TopicView> {
+    JOINT_TOPICS
+        .iter()
+        .map(|t| {
+            let ids = if missing.contains(t) { None } else { Some(ids(members)) };
+            (t.to_string(), TopicView { queues: Some(queues(t, 2)), client_ids: ids })
+        })
+        .collect()
+}
+
+/// What c1 holds (dropped states left out) after BALANCED_STICKY joint rounds over `rounds`.
+fn joint_held(rounds: &[BTreeMap<String, TopicView>]) -> Vec<MessageQueue> {
+    let mut r = Rebalancer::new(RebalanceConfig::new("g", "c1"), Arc::new(BalancedSticky::new(crate::strategy::balanced_sticky::StableKey::ClientId))).unwrap();
+    for t in JOINT_TOPICS {
+        r.subscribe(t).unwrap();
+    }
+    let mut host = with_offsets(Script::default(), &[], 0);
+    for (i, v) in rounds.iter().enumerate() {
+        r.rebalance_all(v, i as u64 * 1_000, &mut host).unwrap();
+    }
+    r.held().filter(|(_, s)| !s.dropped).map(|(q, _)| q.clone()).collect()
+}
+
 // A topic's id fetch failed right after a member joined: its last known view still carried the
 // id list from before the join, so it formed a joint call of its own while the other topics were
 // balanced with the new list; peers, who saw every topic with the new list, disagreed.
 #[test]
 fn a_missing_view_right_after_a_join_does_not_move_the_other_topics() {
-    let topics = ["T0", "T1", "T2", "T3", "T4"];
-    let view = |members: &[&str], missing: Option<&str>| -> BTreeMap<String, TopicView> {
-        topics
-            .iter()
-            .map(|t| {
-                let ids = if Some(*t) == missing { None } else { Some(ids(members)) };
-                (t.to_string(), TopicView { queues: Some(queues(t, 2)), client_ids: ids })
-            })
-            .collect()
-    };
-    let held = |rounds: &[BTreeMap<String, TopicView>]| {
-        let mut r =
-            Rebalancer::new(RebalanceConfig::new("g", "c1"), Arc::new(BalancedSticky::new(crate::strategy::balanced_sticky::StableKey::ClientId))).unwrap();
-        for t in topics {
-            r.subscribe(t).unwrap();
-        }
-        let mut host = with_offsets(Script::default(), &[], 0);
-        for (i, v) in rounds.iter().enumerate() {
-            r.rebalance_all(v, i as u64 * 1_000, &mut host).unwrap();
-        }
-        r.held().filter(|(_, s)| !s.dropped).map(|(q, _)| q.clone()).collect::<Vec<_>>()
-    };
-    let before = view(&["c1", "c2"], None);
-    let peers = held(&[before.clone(), view(&["c1", "c2", "c3"], None)]);
-    let alone = held(&[view(&["c1", "c2", "c3"], None)]);
+    let before = joint_views(&["c1", "c2"], &[]);
+    let peers = joint_held(&[before.clone(), joint_views(&["c1", "c2", "c3"], &[])]);
+    let alone = joint_held(&[joint_views(&["c1", "c2", "c3"], &[])]);
     assert_eq!(alone, peers, "the fixture: the join's answer does not depend on the round before");
     // A precondition that makes the test able to fail: balancing T1 apart changes c1's share.
-    let split = held(&[view(&["c1", "c2", "c3"], Some("T1"))]);
-    assert_ne!(split.iter().filter(|q| *q.topic != *"T1").collect::<Vec<_>>(), peers.iter().filter(|q| *q.topic != *"T1").collect::<Vec<_>>());
-    let with_failure = held(&[before, view(&["c1", "c2", "c3"], Some("T1"))]);
     let others = |qs: &[MessageQueue]| qs.iter().filter(|q| *q.topic != *"T1").cloned().collect::<Vec<_>>();
+    let split = joint_held(&[joint_views(&["c1", "c2", "c3"], &["T1"])]);
+    assert_ne!(others(&split), others(&peers));
+    let with_failure = joint_held(&[before, joint_views(&["c1", "c2", "c3"], &["T1"])]);
     assert_eq!(others(&with_failure), others(&peers), "the topics whose views are complete move as peers compute them");
 }
 
@@ -321,39 +325,17 @@ fn a_missing_view_right_after_a_join_does_not_move_the_other_topics() {
 // forms. The companions that have a current list, and agree on it, decide.
 #[test]
 fn two_missing_views_right_after_a_join_take_the_list_their_current_companions_agree_on() {
-    let topics = ["T0", "T1", "T2", "T3", "T4"];
-    let view = |members: &[&str], missing: &[&str]| -> BTreeMap<String, TopicView> {
-        topics
-            .iter()
-            .map(|t| {
-                let ids = if missing.contains(t) { None } else { Some(ids(members)) };
-                (t.to_string(), TopicView { queues: Some(queues(t, 2)), client_ids: ids })
-            })
-            .collect()
-    };
-    let held = |rounds: &[BTreeMap<String, TopicView>]| {
-        let mut r =
-            Rebalancer::new(RebalanceConfig::new("g", "c1"), Arc::new(BalancedSticky::new(crate::strategy::balanced_sticky::StableKey::ClientId))).unwrap();
-        for t in topics {
-            r.subscribe(t).unwrap();
-        }
-        let mut host = with_offsets(Script::default(), &[], 0);
-        for (i, v) in rounds.iter().enumerate() {
-            r.rebalance_all(v, i as u64 * 1_000, &mut host).unwrap();
-        }
-        r.held().filter(|(_, s)| !s.dropped).map(|(q, _)| q.clone()).collect::<Vec<_>>()
-    };
-    let before = view(&["c1", "c2"], &[]);
-    let peers = held(&[before.clone(), view(&["c1", "c2", "c3"], &[])]);
+    let before = joint_views(&["c1", "c2"], &[]);
+    let peers = joint_held(&[before.clone(), joint_views(&["c1", "c2", "c3"], &[])]);
     let others = |qs: &[MessageQueue]| qs.iter().filter(|q| !matches!(&*q.topic, "T1" | "T2")).cloned().collect::<Vec<_>>();
     // A precondition that makes the test able to fail: T1 and T2 balanced apart, on the list from
     // before the join, change c1's share of the other topics.
-    let mut split = view(&["c1", "c2", "c3"], &[]);
+    let mut split = joint_views(&["c1", "c2", "c3"], &[]);
     for t in ["T1", "T2"] {
         split.get_mut(t).unwrap().client_ids = Some(ids(&["c1", "c2"]));
     }
-    assert_ne!(others(&held(&[split])), others(&peers), "the fixture: balancing T1 and T2 apart moves the others");
-    let with_failure = held(&[before, view(&["c1", "c2", "c3"], &["T1", "T2"])]);
+    assert_ne!(others(&joint_held(&[split])), others(&peers), "the fixture: balancing T1 and T2 apart moves the others");
+    let with_failure = joint_held(&[before, joint_views(&["c1", "c2", "c3"], &["T1", "T2"])]);
     assert_eq!(others(&with_failure), others(&peers), "the topics whose views are complete move as peers compute them");
     assert_eq!(with_failure, peers, "and T1 and T2 keep the share peers give them");
 }
