@@ -5,11 +5,12 @@
 # then runs the scenarios side by side (two builds of one Maven project at once would overwrite
 # each other's classes). A driver run alone builds what it needs into a folder of its own.
 
-# The build folder, made on first use when the caller gave none.
+# The build folder, made on first use when the caller gave none (and then removed at exit).
 e2e_build_dir() {
   if [[ -z "${RMQ_E2E_BUILD:-}" ]]; then
     RMQ_E2E_BUILD=$(mktemp -d "${TMPDIR:-/tmp}/rmq-e2e-build.XXXXXX")
     export RMQ_E2E_BUILD
+    trap 'rm -rf "$RMQ_E2E_BUILD"' EXIT
   fi
   mkdir -p "$RMQ_E2E_BUILD"
 }
