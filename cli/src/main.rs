@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "rmq-rebalance", version, about = "Compute, inspect and check RocketMQ consumer rebalancing exactly as the Java client does")]
+#[command(name = "rmq-rebalance", version = env!("RMQ_LONG_VERSION"), about = "Compute, inspect and check RocketMQ consumer rebalancing exactly as the Java client does")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

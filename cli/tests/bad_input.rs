@@ -62,3 +62,17 @@ fn simulate_says_what_is_wrong_with_a_seed_range() {
     assert_refused(&["simulate", "--seeds", "x"], &["not a whole number"]);
     assert_refused(&["simulate", "--seeds", "0..99999999999"], &["at most 10000000"]);
 }
+
+/// `--version` gives the workspace version and, built in a git checkout, the commit.
+#[test]
+fn version_names_the_release_and_the_commit() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rmq-rebalance")).arg("--version").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with(&format!("rmq-rebalance {}", env!("CARGO_PKG_VERSION"))), "{text}");
+    let in_checkout = std::process::Command::new("git").args(["rev-parse", "HEAD"]).output().is_ok_and(|o| o.status.success());
+    if in_checkout {
+        let commit = text.split("(commit ").nth(1).and_then(|rest| rest.strip_suffix(")\n")).unwrap_or_default();
+        assert!(commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit()), "{text}");
+    }
+}
