@@ -5,6 +5,6 @@
 # places in this checkout (bindings/go/cgo.go), so there is no flags file to generate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --locked --release -p rocketmq-rebalance-ffi
+cargo build --locked --release -p rocketmq-rebalance-c
 scripts/lib/gen-header.sh --check
 echo "built target/release/librocketmq_rebalance.a for bindings/go"

@@ -10,10 +10,10 @@ cd "$(dirname "$0")/.."
 PREFIX="$(realpath -m "${1:?usage: scripts/install-c.sh PREFIX}")"
 VERSION="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)"
 MAJOR="${VERSION%%.*}"; REST="${VERSION#*.}"; MINOR="${REST%%.*}"
-SOVERSION="$MAJOR.$MINOR"  # must match ffi/build.rs
+SOVERSION="$MAJOR.$MINOR"  # must match ffi/clib/build.rs
 [[ "$MAJOR" != 0 ]] && SOVERSION="$MAJOR"
 
-cargo build --locked --release -p rocketmq-rebalance-ffi
+cargo build --locked --release -p rocketmq-rebalance-c
 mkdir -p "$PREFIX/lib/pkgconfig" "$PREFIX/lib/cmake/rocketmq_rebalance" "$PREFIX/include/rocketmq_rebalance"
 # The release profile keeps line tables (debug = 1) for profiling and benchmarks; installed copies
 # drop them (13 MB -> about 1 MB for the .so), keeping the symbol table for backtraces.

@@ -1,7 +1,7 @@
 package rmqrebalance
 
 // The C library, linked statically from the workspace's release build: scripts/build-go.sh runs
-// `cargo build --release -p rocketmq-rebalance-ffi` first. The libraries after the archive are
+// `cargo build --release -p rocketmq-rebalance-c` first. The libraries after the archive are
 // what the Rust runtime needs on Linux.
 
 /*

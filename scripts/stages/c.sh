@@ -22,7 +22,7 @@ scripts/lib/gen-header.sh --check
 echo "-- a panic reaching C: the test-only panic-probe build (kept apart, never installed)"
 probe=$out/panic-probe
 mkdir -p "$probe"
-cargo build --locked --release -q -p rocketmq-rebalance-ffi --features panic-probe
+cargo build --locked --release -q -p rocketmq-rebalance-c --features panic-probe
 cp target/release/librocketmq_rebalance.so "$probe/"
 soname=$(readelf -d "$probe/librocketmq_rebalance.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 ln -sf librocketmq_rebalance.so "$probe/$soname"

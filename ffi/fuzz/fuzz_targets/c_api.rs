@@ -1,71 +1,16 @@
 //! Drives the C entry points with arbitrary bytes as strings (invalid UTF-8 included), arbitrary
 //! numbers as lengths, indices, codes and parameters, and a host whose callbacks fail at random.
-//! Nothing may crash, hang or leak; every call must return a code. The library's sources are
-//! compiled in as a module so libFuzzer sees their coverage.
+//! Nothing may crash, hang or leak; every call must return a code. The entry points come from the
+//! `rocketmq-rebalance-ffi` crate, which cargo-fuzz builds with the same coverage instrumentation
+//! as this target, so libFuzzer sees their branches.
 #![no_main]
-#![allow(non_camel_case_types, clippy::missing_safety_doc)]
-
-// The library's modules at this crate's root, so their `crate::` paths resolve as in ffi/src/lib.rs.
-#[allow(dead_code)]
-#[path = "../../src/args.rs"]
-mod args;
-#[allow(dead_code)]
-#[path = "../../src/engine.rs"]
-mod engine;
-#[allow(dead_code)]
-#[path = "../../src/group.rs"]
-mod group;
-#[allow(dead_code)]
-#[path = "../../src/host.rs"]
-mod host;
-#[allow(dead_code)]
-#[path = "../../src/id_list.rs"]
-mod id_list;
-#[allow(dead_code)]
-#[path = "../../src/last_error.rs"]
-mod last_error;
-#[allow(dead_code)]
-#[path = "../../src/packed.rs"]
-mod packed;
-#[allow(dead_code)]
-#[path = "../../src/panic.rs"]
-mod panic;
-#[allow(dead_code)]
-#[path = "../../src/queue_list.rs"]
-mod queue_list;
-#[allow(dead_code)]
-#[path = "../../src/report.rs"]
-mod report;
-#[allow(dead_code)]
-#[path = "../../src/resolver.rs"]
-mod resolver;
-#[allow(dead_code)]
-#[path = "../../src/result.rs"]
-mod result;
-#[allow(dead_code)]
-#[path = "../../src/result_text.rs"]
-mod result_text;
-#[allow(dead_code)]
-#[path = "../../src/strategy.rs"]
-mod strategy;
-#[allow(dead_code)]
-#[path = "../../src/version.rs"]
-mod version;
 
 use std::ffi::{c_char, c_void, CString};
 use std::ptr;
 
 use arbitrary::Arbitrary;
-use engine::*;
-use group::*;
-use host::*;
 use libfuzzer_sys::fuzz_target;
-use queue_list::*;
-use report::*;
-use result::*;
-use packed::*;
-use result_text::*;
-use strategy::*;
+use rocketmq_rebalance_ffi::*;
 
 #[derive(Arbitrary, Debug)]
 enum Op {
@@ -262,7 +207,7 @@ fn run(op: &Op, strategy: &mut *mut rmq_strategy, list: *mut rmq_queue_list) {
                 let qids: Vec<i32> = queues.iter().map(|q| q.2).collect();
                 // Room arrays must match the lists' lengths (the header's contract): pad or cut.
                 let fit = |mut v: Vec<u32>, n: usize| {
-                    v.resize(n, packed::RMQ_NO_STRING);
+                    v.resize(n, RMQ_NO_STRING);
                     v
                 };
                 let rooms = rooms.clone().map(|(q, c)| (fit(q, queues.len()), fit(c, clients.len())));
