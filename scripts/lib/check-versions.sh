@@ -26,6 +26,7 @@ grep -q "<version>$version</version>" examples/java/pom.xml || fail "examples/ja
 starter=$(awk '/<artifactId>rocketmq-rebalance-spring-boot-starter<\/artifactId>/ {f = 1} f && /<version>/ {gsub(/.*<version>|<\/version>.*/, ""); print; exit}' bindings/java/spring-boot-starter/pom.xml)
 [[ "$starter" == "$version" ]] || fail "bindings/java/spring-boot-starter/pom.xml says ${starter:-nothing}, Cargo.toml $version"
 grep -q "<rocketmq-rebalance.version>$version</rocketmq-rebalance.version>" bindings/java/spring-boot-starter/pom.xml || fail "the starter depends on another version of the jar"
+grep -q "<rebalance.version>$version</rebalance.version>" tests/e2e/java/pom.xml || fail "tests/e2e/java/pom.xml depends on another version of the jar"
 grep -q "<version>$version</version>" examples/spring-boot/pom.xml || fail "examples/spring-boot/pom.xml depends on another version of the starter"
-[[ $bad == 0 ]] && echo "versions agree: $version (Cargo, every crate, Python, Maven, the Spring starter, C header, jar, Go, examples)"
+[[ $bad == 0 ]] && echo "versions agree: $version (Cargo, every crate, Python, Maven, the Spring starter, C header, jar, Go, examples, tests/e2e)"
 exit $bad

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Stage of the test command (scripts/test-all.sh): a real NameServer + Broker: the orderly handoff, a mixed Go + Java group, inspect's stuck queues and a 4.9.7 broker, Spring Boot.
+# Stage of the test command (scripts/test-all.sh): a real NameServer + Broker: the orderly handoff, a mixed Go + Java group, inspect's stuck queues and a 4.9.7 broker, Spring Boot, the in-JVM real-broker tests.
 # The real NameServer + Broker: SafeOrderlyConsumer against DefaultMQPushConsumer
 # through a join, a kill -9 and a leave; then through broker restarts and a freeze past the
 # broker's expiry; then one group of rocketmq-client-go and Java consumers; then held queues
 # nobody consumes (a Go revoke without unlock, a stuck orderly lock, blocked pulls), each of which
 # inspect must name exactly; then inspect on a 4.9.7 NameServer, Broker and clients; then a Spring Boot
-# application on our strategy by property, beside Java and Go consumers.
+# application on our strategy by property, beside Java and Go consumers; and the JUnit tests that
+# start a broker in their own JVM. tests/e2e/README.md shows where each piece lives.
 #
-# Everything is built once, first; then the scenarios (scripts/e2e/<name>.sh) run in two lanes
+# Everything is built once, first; then the scenarios (tests/e2e/run/<name>.sh) run in two lanes
 # side by side, each lane one scenario after another. Every scenario has its own cluster on its own
 # loopback ports and mostly waits (a 140 s freeze, a 180 s soak, lock expiries), so two at a time
 # on 2 cores cost little more than one. A scenario's output is printed whole when it ends, with its
@@ -16,13 +17,13 @@
 # usage: scripts/stages/e2e.sh [SCENARIO...]   some scenarios only, in one lane
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=scripts/lib/e2e-common.sh
-source scripts/lib/e2e-common.sh
+# shellcheck source=tests/e2e/run/common.sh
+source tests/e2e/run/common.sh
 
 # The lanes, longest first, balanced by the scenario times in docs/test-times.json (about 11 minutes each).
-lanes=("faults inspect-liveness spring broker49" "soak orderly mixed-go")
+lanes=("faults inspect-liveness spring broker49" "soak orderly mixed-go java")
 if [[ $# -gt 0 ]]; then
-  for s in "$@"; do [[ -f scripts/e2e/$s.sh ]] || { echo "no scenario '$s' (scripts/e2e/*.sh)" >&2; exit 2; }; done
+  for s in "$@"; do [[ -f tests/e2e/run/$s.sh ]] || { echo "no scenario '$s' (tests/e2e/run/*.sh)" >&2; exit 2; }; done
   lanes=("$*")
 fi
 
@@ -30,7 +31,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/rmq-e2e.XXXXXX")
 RMQ_E2E_BUILD=$work/build
 export RMQ_E2E_BUILD
 trap 'rm -rf "$work"' EXIT
-echo "-- building once for every scenario: the CLI, the Java test classes, the Go test consumer, the 4.9.7 cluster, the Spring Boot examples"
+echo "-- building once for every scenario: the CLI, the jar and tests/e2e/java, the Go test consumer, the 4.9.7 cluster, the Spring Boot examples"
 start=$SECONDS
 e2e_build cli java go cluster49 spring
 echo "-- built in $((SECONDS - start)) s"
@@ -43,7 +44,7 @@ run_lane() {
     echo "-- lane $lane: $scenario started"
     began=$SECONDS
     rc=0
-    bash "scripts/e2e/$scenario.sh" > "$work/$scenario.out" 2>&1 || rc=$?
+    bash "tests/e2e/run/$scenario.sh" > "$work/$scenario.out" 2>&1 || rc=$?
     echo "$((SECONDS - began)) $rc" > "$work/$scenario.time"
     # Whole, under a lock, so that two lanes' outputs never interleave.
     {

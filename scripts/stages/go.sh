@@ -20,8 +20,8 @@ go run ./cmd/go-vectors ../../tests/vectors/data "$go_vectors" 2>/dev/null
 diff -r -q ../../tests/vectors/go-data "$go_vectors"
 echo "committed Go vectors reproduced by rocketmq-client-go $(go list -m -f '{{.Version}}' github.com/apache/rocketmq-client-go/v2)"
 # The real-broker scenarios' Go consumer, a module of its own (outside the published one).
-cd ../../tests/e2e/go-consumer
+cd ../../tests/e2e/go
 unformatted=$(gofmt -l .)
 [[ -z "$unformatted" ]] || { echo "gofmt would change: $unformatted" >&2; exit 1; }
 go vet ./...
-echo "tests/e2e/go-consumer: formatted and vetted"
+echo "tests/e2e/go: formatted and vetted"

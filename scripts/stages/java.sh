@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stage of the test command (scripts/test-all.sh): the JNI jar against rocketmq-client 5.3.3 and 4.9.8, under -Xcheck:jni.
-# The JNI jar against rocketmq-client 5.3.3 (with a real NameServer + Broker) and
-# 4.9.8, under -Xcheck:jni, failing on any JNI warning; the jar's contents and bytecode level.
+# The JNI jar against rocketmq-client 5.3.3 and 4.9.8, under -Xcheck:jni, failing on any JNI
+# warning; the jar's contents and bytecode level. (The tests that need a real broker are the e2e
+# stage's: tests/e2e/java.)
 # Runs alone too: scripts/test-all.sh --only java, or this file. RMQ_SEED replays random inputs.
 set -euo pipefail
 cd "$(dirname "$0")/../../bindings/java"
@@ -25,7 +26,7 @@ mkdir -p "$(dirname "$probe")"
 (cd ../.. && cargo build --locked -q --profile release-jar -p rocketmq-rebalance-jni --features panic-probe)
 cp ../../target/release-jar/librocketmq_rebalance_jni.so "$probe"
 
-echo "-- rocketmq-client 5.3.3: differential (vectors + 100,000 random inputs per strategy, seed $seed), concurrency, end to end"
+echo "-- rocketmq-client 5.3.3: differential (vectors + 100,000 random inputs per strategy, seed $seed), concurrency, the engine"
 rm -rf target/surefire-reports
 mvn -B -q verify -Drmq.seed="$seed" -Drmq.panicProbe="$probe"
 summary
