@@ -131,6 +131,27 @@ class Run:
         self.log(f"producer stopped after {len(sent)} messages; settling")
         took = wait_for("every message to be consumed", lambda: sent <= self.consumed(), SETTLE_TIMEOUT, self.procs)
         self.log(f"everything consumed {took:.0f} s later")
+        if self.kind == "safe" and self.args.rmq_rebalance:
+            self.log(self.inspect_settled())
+
+    def inspect_settled(self, timeout=120.0):
+        """Once the group has settled, `inspect --group G` (no --topic, the README's form) must find
+        it healthy: the group subscribed to its topic and its retry topic at the broker, as a push
+        consumer is, and every queue of both held by the member that should hold it."""
+        start, last = time.monotonic(), "no read yet"
+        while time.monotonic() - start < timeout:
+            cmd = [self.args.rmq_rebalance, "inspect", "--namesrv", self.args.namesrv, "--group", self.group, "--json"]
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            if done.returncode != 2:
+                out = json.loads(done.stdout)
+                topics = sorted({row["queue"].split("@")[0] for row in out["queues"]})
+                if done.returncode == 0 and topics == sorted([self.topic, f"%RETRY%{self.group}"]):
+                    return f"inspect --group {self.group}: healthy over {', '.join(topics)}"
+                last = f"exit {done.returncode}, topics {topics}, findings {[f['kind'] for f in out['findings']]}"
+            else:
+                last = f"exit 2: {done.stderr.strip()[-300:]}"
+            time.sleep(3)
+        raise SystemExit(f"inspect never found the settled group healthy within {timeout:.0f} s: last read {last}")
 
     def inspect_mid_handoff(self, timeout=50.0):
         """While c2's slow call runs, `inspect` must show queue 4 given up by c2 and held by nobody
@@ -140,7 +161,8 @@ class Run:
         queue = f"{self.topic}@broker-a:4"
         start, last = time.monotonic(), "no read yet"
         while time.monotonic() - start < timeout:
-            cmd = [self.args.rmq_rebalance, "inspect", "--namesrv", self.args.namesrv, "--group", self.group, "--topic", self.topic, "--json"]
+            # No --topic: inspect finds the group's topics in its subscriptions, as the README's form.
+            cmd = [self.args.rmq_rebalance, "inspect", "--namesrv", self.args.namesrv, "--group", self.group, "--json"]
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
             if done.returncode != 2:
                 out = json.loads(done.stdout)

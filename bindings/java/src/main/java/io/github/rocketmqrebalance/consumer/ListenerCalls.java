@@ -109,17 +109,19 @@ final class ListenerCalls {
         workers.forget(mq);
     }
 
-    /** What {@link QueuePuller} fetched for {@code mq}, in offset order: to the queue's backlog. */
-    void fetched(MessageQueue mq, List<MessageExt> messages, long roundTripNanos) {
-        statistics.pulled(mq.getTopic(), messages.size(), roundTripNanos);
-        workers.offer(mq, messages);
+    /** What {@link QueuePuller} fetched for {@code mq} (offsets {@code from} to {@code to}), in offset order: to the queue's backlog. */
+    void fetched(MessageQueue mq, List<MessageExt> messages, long from, long to, long roundTripNanos) {
+        if (!messages.isEmpty()) {
+            statistics.pulled(mq.getTopic(), messages.size(), roundTripNanos);
+        }
+        workers.offer(mq, messages, from, to);
     }
 
     /**
      * Listener calls for {@code mq}'s fetched messages, under its consume lock, while the engine says
      * so; when it cannot go on in order, the queue is fetched again from where the listener is.
      */
-    void consume(MessageQueue mq, List<MessageExt> batch) {
+    void consume(MessageQueue mq, List<MessageExt> batch, long coveredFrom, long coveredTo) {
         Position p = positions.get(mq);
         Rebalancer r = rebalancer;
         if (p == null || r == null) {
@@ -143,20 +145,30 @@ final class ListenerCalls {
                     return;
                 }
                 List<MessageExt> call = fresh.subList(from, Math.min(fresh.size(), from + batchMax));
-                // Only at a gap: the broker's minimum offset is read off the message then, not on every call.
-                long gone = call.get(0).getQueueOffset() > p.next ? expiredUpTo(call.get(0), p.next) : p.next;
+                long first = call.get(0).getQueueOffset();
+                // A gap the fetch went over without a break holds only messages the filter passed over.
+                boolean filtered = first > p.next && coveredFrom >= 0 && coveredFrom <= p.next && first < coveredTo;
+                // Only at another gap: the broker's minimum offset is read off the message then, not on every call.
+                long gone = first > p.next && !filtered ? expiredUpTo(call.get(0), p.next) : p.next;
                 if (gone > p.next && brokerOpen.test(mq.getBrokerName())) {
                     LOG.warning("messages " + p.next + " to " + (gone - 1) + " of " + mq + " are no longer on the broker (its minimum offset is "
                         + gone + "); the listener goes on from there, as Java's consumer does");
                     advance(mq, p, gone);
                 }
-                if (call.get(0).getQueueOffset() > p.next || clock.getAsLong() < p.suspendedUntilMs || !brokerOpen.test(mq.getBrokerName())
-                    || !call(mq, p, call)) {
+                if ((call.get(0).getQueueOffset() > p.next && !filtered) || clock.getAsLong() < p.suspendedUntilMs
+                    || !brokerOpen.test(mq.getBrokerName()) || !call(mq, p, call)) {
                     // A gap, a suspended queue, a fenced broker, or a failed call: fetch again from
                     // where the listener is.
                     puller.seek(mq, p.generation, p.next, () -> workers.forget(mq));
                     return;
                 }
+            }
+            // Everything handed over is consumed: the rest of what the fetch went over matched
+            // nothing, and the position (the offset committed) moves past it, as the push
+            // consumer's does when a pull finds no message for the filter.
+            if (coveredFrom >= 0 && coveredFrom <= p.next && p.next < coveredTo && brokerOpen.test(mq.getBrokerName())
+                && r.isConsumable(mq, p.generation, clock.getAsLong())) {
+                advance(mq, p, coveredTo);
             }
         } finally {
             lock.unlock();

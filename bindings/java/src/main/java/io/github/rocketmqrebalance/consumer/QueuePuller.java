@@ -17,11 +17,9 @@ import org.apache.rocketmq.client.consumer.PullStatus;
 import org.apache.rocketmq.client.impl.CommunicationMode;
 import org.apache.rocketmq.client.impl.consumer.PullAPIWrapper;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
-import org.apache.rocketmq.common.filter.ExpressionType;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.common.sysflag.PullSysFlag;
-import org.apache.rocketmq.remoting.protocol.filter.FilterAPI;
 import org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData;
 
 /**
@@ -46,13 +44,14 @@ final class QueuePuller implements QueueWorkers.Fetching {
     static final long RETRY_AFTER_ILLEGAL_OFFSET_MS = 1_000;
     /** How often the engine is told which queues are being fetched (far inside its 120 s {@code pull_expired_ms}). */
     static final long RECORD_PULLS_EVERY_MS = 1_000;
-    /** Every tag: SafeOrderlyConsumer subscribes to whole topics. */
-    private static final String ALL = "*";
-
     /** Where fetched messages go, in offset order per queue; called under the queue's fetch lock. */
     interface Sink {
-        /** {@code messages} came back {@code roundTripNanos} after their pull was issued. */
-        void fetched(MessageQueue mq, List<MessageExt> messages, long roundTripNanos);
+        /**
+         * {@code messages} (perhaps none) are every message of the subscription at offsets
+         * {@code from} to {@code to} (exclusive): the others there did not match its filter, at the
+         * broker or in the client. They came back {@code roundTripNanos} after their pull was issued.
+         */
+        void fetched(MessageQueue mq, List<MessageExt> messages, long from, long to, long roundTripNanos);
     }
 
     /** The pull requests: the client's {@link PullAPIWrapper} ({@link #over}), or a test's stand-in. */
@@ -64,24 +63,37 @@ final class QueuePuller implements QueueWorkers.Fetching {
         PullResult decode(MessageQueue mq, PullResult answer);
     }
 
-    /** Pulls through {@code client} for {@code group}: long polls of {@code suspendMs}, each given up after {@code timeoutMs}. */
-    static Wire over(MQClientInstance client, String group, long suspendMs, long timeoutMs) {
+    /**
+     * Pulls through {@code client} for {@code group}, each topic with its subscription (its filter
+     * goes to the broker in the request, and the client filters tags again on the answer, as the
+     * push consumer does): long polls of {@code suspendMs}, each given up after {@code timeoutMs}.
+     */
+    static Wire over(MQClientInstance client, String group, Map<String, SubscriptionData> subscriptions, long suspendMs, long timeoutMs) {
         PullAPIWrapper api = new PullAPIWrapper(client, group, false);
         // Flags as the lite-pull consumer's: no offset committed with the pull (the listener's
         // position is committed apart), a long poll, the subscription in the request.
         int sysFlag = PullSysFlag.buildSysFlag(false, true, true, false, true);
-        Map<String, SubscriptionData> subscriptions = new ConcurrentHashMap<>();
         return new Wire() {
             @Override
             public void pull(MessageQueue mq, long offset, int max, PullCallback callback) throws Exception {
-                api.pullKernelImpl(mq, ALL, ExpressionType.TAG, 0L, offset, max, sysFlag, 0L, suspendMs, timeoutMs, CommunicationMode.ASYNC, callback);
+                SubscriptionData sub = subscriptionOf(subscriptions, mq.getTopic());
+                api.pullKernelImpl(mq, sub.getSubString(), sub.getExpressionType(), sub.getSubVersion(), offset, max, sysFlag, 0L, suspendMs, timeoutMs,
+                    CommunicationMode.ASYNC, callback);
             }
 
             @Override
             public PullResult decode(MessageQueue mq, PullResult answer) {
-                return api.processPullResult(mq, answer, subscriptions.computeIfAbsent(mq.getTopic(), QueuePuller::subscriptionOf));
+                return api.processPullResult(mq, answer, subscriptionOf(subscriptions, mq.getTopic()));
             }
         };
+    }
+
+    private static SubscriptionData subscriptionOf(Map<String, SubscriptionData> subscriptions, String topic) {
+        SubscriptionData sub = subscriptions.get(topic);
+        if (sub == null) {
+            throw new IllegalStateException("no subscription for " + topic);
+        }
+        return sub;
     }
 
     /** Tells the engine state {@code generation} of {@code mq} was last pulled at {@code atMs}. */
@@ -127,14 +139,6 @@ final class QueuePuller implements QueueWorkers.Fetching {
             t.setDaemon(true);
             return t;
         });
-    }
-
-    private static SubscriptionData subscriptionOf(String topic) {
-        try {
-            return FilterAPI.buildSubscriptionData(topic, ALL);
-        } catch (Exception cannot) {
-            throw new IllegalStateException("no subscription for " + topic, cannot);
-        }
     }
 
     /** Tells {@code recorder} every second which queue states are being fetched (a paused one counts: its pause is ours). */
@@ -256,7 +260,7 @@ final class QueuePuller implements QueueWorkers.Fetching {
             wire.pull(f.mq, offset, batchSize, new PullCallback() {
                 @Override
                 public void onSuccess(PullResult result) {
-                    answered(f, epoch, result, System.nanoTime() - issued);
+                    answered(f, epoch, offset, result, System.nanoTime() - issued);
                 }
 
                 @Override
@@ -269,7 +273,7 @@ final class QueuePuller implements QueueWorkers.Fetching {
         }
     }
 
-    private void answered(Fetch f, long epoch, PullResult result, long roundTripNanos) {
+    private void answered(Fetch f, long epoch, long from, PullResult result, long roundTripNanos) {
         long delay = 0;
         try {
             result = wire.decode(f.mq, result);
@@ -278,8 +282,13 @@ final class QueuePuller implements QueueWorkers.Fetching {
                     return;
                 }
                 f.offset = result.getNextBeginOffset();
-                if (result.getPullStatus() == PullStatus.FOUND && result.getMsgFoundList() != null && !result.getMsgFoundList().isEmpty()) {
-                    sink.fetched(f.mq, result.getMsgFoundList(), roundTripNanos);
+                // FOUND and NO_MATCHED_MSG answer for every offset from the pull's to the next
+                // one: what is not there did not match the filter (NO_MATCHED_MSG: nothing did).
+                List<MessageExt> found = result.getPullStatus() == PullStatus.FOUND && result.getMsgFoundList() != null
+                    ? result.getMsgFoundList() : java.util.Collections.<MessageExt>emptyList();
+                boolean covers = result.getPullStatus() == PullStatus.FOUND || result.getPullStatus() == PullStatus.NO_MATCHED_MSG;
+                if (covers && (!found.isEmpty() || result.getNextBeginOffset() > from)) {
+                    sink.fetched(f.mq, found, from, result.getNextBeginOffset(), roundTripNanos);
                 } else if (result.getPullStatus() == PullStatus.OFFSET_ILLEGAL) {
                     LOG.warning("offset of " + f.mq + " illegal; the broker suggests " + result.getNextBeginOffset());
                     delay = RETRY_AFTER_ILLEGAL_OFFSET_MS;

@@ -26,9 +26,15 @@ import org.apache.rocketmq.common.message.MessageQueue;
 final class QueueWorkers {
     private static final Logger LOG = Logger.getLogger(QueueWorkers.class.getName());
 
-    /** Consumes what it can of a queue's messages, in order (when it cannot go on, it has the queue fetched again). */
+    /**
+     * Consumes what it can of a queue's messages, in order (when it cannot go on, it has the queue
+     * fetched again). Offsets from {@code coveredFrom} to {@code coveredTo} (exclusive) were
+     * fetched without a break: those of them not in this batch or an earlier one did not match the
+     * subscription's filter. A batch may be empty: every message of the newly covered offsets was
+     * filtered out.
+     */
     interface Listener {
-        void consume(MessageQueue mq, List<MessageExt> batch) throws Exception;
+        void consume(MessageQueue mq, List<MessageExt> batch, long coveredFrom, long coveredTo) throws Exception;
     }
 
     /** Stops and restarts fetching one queue. */
@@ -44,6 +50,26 @@ final class QueueWorkers {
         long bytes;
         boolean draining;
         boolean paused;
+        /** The offsets fetched without a break since the last {@link #forget}; -1 when none. */
+        long coveredFrom = -1;
+        long coveredTo = -1;
+        /** How far the coverage was when the listener last got a batch. */
+        long handedTo = -1;
+
+        void covered(long from, long to) {
+            if (coveredTo == from) {
+                coveredTo = to;
+            } else if (messages.isEmpty()) {
+                coveredFrom = from;
+                coveredTo = to;
+            } else {
+                // Not contiguous with messages still waiting (never expected: each fetch starts
+                // where the last ended, and a seek forgets first): claim nothing, so a gap is
+                // fetched again rather than passed.
+                coveredFrom = -1;
+                coveredTo = -1;
+            }
+        }
     }
 
     private final Listener listener;
@@ -63,11 +89,15 @@ final class QueueWorkers {
             r -> new Thread(r, "SafeOrderlyConsumer-consume-" + name + "-" + n.incrementAndGet()));
     }
 
-    /** Adds fetched messages of {@code mq} to its backlog, and starts its task unless one runs. */
-    void offer(MessageQueue mq, List<MessageExt> messages) {
+    /**
+     * Adds fetched messages of {@code mq}, every message of the subscription at offsets {@code from}
+     * to {@code to} (exclusive), to its backlog, and starts its task unless one runs.
+     */
+    void offer(MessageQueue mq, List<MessageExt> messages, long from, long to) {
         Backlog b = backlogs.computeIfAbsent(mq, q -> new Backlog());
         boolean start;
         synchronized (b) {
+            b.covered(from, to);
             b.messages.addAll(messages);
             b.bytes += bytes(messages);
             if ((b.messages.size() >= threshold || b.bytes >= thresholdBytes) && !b.paused) {
@@ -95,6 +125,9 @@ final class QueueWorkers {
             synchronized (b) {
                 b.messages.clear();
                 b.bytes = 0;
+                b.coveredFrom = -1;
+                b.coveredTo = -1;
+                b.handedTo = -1;
             }
         }
     }
@@ -110,21 +143,27 @@ final class QueueWorkers {
     private void drain(MessageQueue mq, Backlog b) {
         while (true) {
             List<MessageExt> batch;
+            long from;
+            long to;
             synchronized (b) {
                 if (b.paused) {
                     b.paused = false;
                     fetching.resume(mq);
                 }
-                if (b.messages.isEmpty() || pool.isShutdown()) {
+                // Nothing new: no message, and no offset newly passed by the filter.
+                if ((b.messages.isEmpty() && b.coveredTo <= b.handedTo) || pool.isShutdown()) {
                     b.draining = false;
                     return;
                 }
                 batch = new ArrayList<>(b.messages);
                 b.messages.clear();
                 b.bytes = 0;
+                from = b.coveredFrom;
+                to = b.coveredTo;
+                b.handedTo = to;
             }
             try {
-                listener.consume(mq, batch);
+                listener.consume(mq, batch, from, to);
             } catch (Throwable t) {
                 LOG.log(Level.WARNING, "consuming " + mq, t);
             }

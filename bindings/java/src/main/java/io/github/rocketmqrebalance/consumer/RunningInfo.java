@@ -25,9 +25,12 @@ import org.apache.rocketmq.remoting.protocol.header.GetConsumerRunningInfoReques
  * engine's state, so that admin tools ({@code mqadmin consumerStatus}, the dashboard,
  * {@code rmq-rebalance inspect}) see what it really holds. Left alone, the client would answer
  * from the lite-pull consumer that stands for the group, which is assigned nothing (the queues
- * are fetched by {@link QueuePuller}), and the strategy would not be named. The client's own answer is still built (subscriptions, its other properties) and
- * only its queue table, its status table (per-topic consume statistics) and three properties are replaced; requests for other groups of the same
- * client instance go to the client's processor untouched.
+ * are fetched by {@link QueuePuller}), with its own settings, and the strategy would not be named.
+ * The client's own answer is still built (the subscriptions, the client's properties); its queue
+ * table, its status table (per-topic consume statistics) and the properties that describe the
+ * consumer are replaced with what is in force here, under the names a push consumer reports them
+ * by. Requests for other groups of the same client instance go to the client's processor
+ * untouched.
  */
 final class RunningInfo {
     private RunningInfo() {
@@ -43,7 +46,28 @@ final class RunningInfo {
         TreeMap<String, org.apache.rocketmq.remoting.protocol.body.ConsumeStatus> status();
     }
 
-    static void install(MQClientInstance client, String group, NativeStrategy strategy, Supplier<State> state, LongSupplier engineNowMs) {
+    /**
+     * Properties the client's answer takes from the lite-pull consumer that stands for the group and
+     * that describe nothing in force here (its own pull threads, commits and poll); the settings that
+     * are in force replace them, under the push consumer's names.
+     */
+    static final java.util.List<String> STAND_IN_ONLY = java.util.Arrays.asList("pullThreadNums", "autoCommit", "autoCommitIntervalMillis",
+        "pollTimeoutMillis", "pullThresholdForAll", "consumeMaxSpan", "topicMetadataCheckIntervalMillis", "messageQueueListener", "offsetStore",
+        "subExpression4Assign", "messageSelector", "enableTraceSpanForLitePull");
+
+    static final String THREAD_POOL_CORE_SIZE = ConsumerRunningInfo.PROP_THREADPOOL_CORE_SIZE;
+
+    /** Properties from alternating keys and values (each value as its text). */
+    static java.util.Properties properties(Object... keysAndValues) {
+        java.util.Properties p = new java.util.Properties();
+        for (int i = 0; i + 1 < keysAndValues.length; i += 2) {
+            p.put(String.valueOf(keysAndValues[i]), String.valueOf(keysAndValues[i + 1]));
+        }
+        return p;
+    }
+
+    static void install(MQClientInstance client, String group, NativeStrategy strategy, java.util.Properties settings, Supplier<State> state,
+        LongSupplier engineNowMs) {
         org.apache.rocketmq.remoting.RemotingClient remoting = client.getMQClientAPIImpl().getRemotingClient();
         if (!(remoting instanceof NettyRemotingAbstract)) {
             return; // not the Netty client whose processor can be wrapped: its own answer stands
@@ -67,8 +91,12 @@ final class RunningInfo {
                 long wallMinusEngine = System.currentTimeMillis() - engineNowMs.getAsLong();
                 info.setMqTable(table(s.held(), s::committedOffset, wallMinusEngine));
                 info.setStatusTable(s.status());
+                info.getProperties().keySet().removeAll(STAND_IN_ONLY);
+                info.getProperties().putAll(settings);
                 info.getProperties().put("allocateMessageQueueStrategy", String.valueOf(strategy));
                 info.getProperties().put(ConsumerRunningInfo.PROP_CONSUME_ORDERLY, "true");
+                // Messages are pushed to the listener, as by a push consumer (the stand-in is a pull consumer).
+                info.getProperties().put(ConsumerRunningInfo.PROP_CONSUME_TYPE, "CONSUME_PASSIVELY");
                 info.getProperties().put("consumerImplementation", SafeOrderlyConsumer.class.getName());
                 answer.setBody(info.encode());
                 return answer;

@@ -3,7 +3,6 @@ package io.github.rocketmqrebalance.consumer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,14 +21,13 @@ import io.github.rocketmqrebalance.engine.RoundReport;
 import io.github.rocketmqrebalance.engine.TopicView;
 
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.consumer.MessageSelector;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.impl.MQClientManager;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.common.message.MessageQueue;
-import org.apache.rocketmq.remoting.protocol.RemotingCommand;
-import org.apache.rocketmq.remoting.protocol.RequestCode;
-import org.apache.rocketmq.remoting.protocol.header.NotifyConsumerIdsChangedRequestHeader;
+import org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData;
 
 /**
  * An orderly consumer whose rebalancing is this project's engine: subscribe, register a
@@ -56,7 +54,10 @@ public class SafeOrderlyConsumer {
 
     private final String group;
     private final DefaultLitePullConsumer puller;
-    private final Set<String> topics = new LinkedHashSet<>();
+    /** The subscribed topics, in order, each with its filter (every tag unless given). */
+    private final Map<String, MessageSelector> topics = new LinkedHashMap<>();
+    /** The topics the engine rebalances: the subscribed ones and the retry topic (set by start()). */
+    private List<String> consumed = java.util.Collections.emptyList();
     private NativeStrategy strategy = new NativeAllocateMessageQueueAveragely();
     private RebalanceConfig.Semantics semantics = RebalanceConfig.Semantics.SAFE;
     private RebalanceConfig.ConsumeFrom consumeFrom = RebalanceConfig.ConsumeFrom.LAST_OFFSET;
@@ -91,8 +92,9 @@ public class SafeOrderlyConsumer {
 
     public SafeOrderlyConsumer(String group) {
         this.group = group;
-        // The client instance's consumer of the group: it heartbeats, and is assigned no queue
-        // (QueuePuller fetches them), so it never pulls and, with its silent store, commits nothing.
+        // The client instance's consumer of the group: it heartbeats with the group's subscriptions
+        // (GroupSubscriptions), and is assigned no queue (QueuePuller fetches them), so it never
+        // pulls and, with its silent store, commits nothing.
         this.puller = new DefaultLitePullConsumer(group);
         puller.setAutoCommit(false);
         puller.setOffsetStore(SilentOffsetStore.create());
@@ -276,8 +278,30 @@ public class SafeOrderlyConsumer {
         return pullBatchSize;
     }
 
+    /** Every message of {@code topic}. */
     public void subscribe(String topic) {
-        topics.add(topic);
+        subscribe(topic, MessageSelector.byTag(SubscriptionData.SUB_ALL));
+    }
+
+    /** The messages of {@code topic} whose tag {@code subExpression} names ({@code "TagA || TagB"}; null or {@code "*"}: every one), as a push consumer's. */
+    public void subscribe(String topic, String subExpression) {
+        subscribe(topic, MessageSelector.byTag(subExpression));
+    }
+
+    /**
+     * The messages of {@code topic} {@code selector} selects: by tag, or by an SQL92 expression over
+     * their properties (the broker filters those, and must have {@code enablePropertyFilter=true}).
+     */
+    public void subscribe(String topic, MessageSelector selector) {
+        if (topic == null || topic.isEmpty() || selector == null) {
+            throw new IllegalArgumentException("subscribe needs a topic and a selector");
+        }
+        topics.put(topic, selector);
+    }
+
+    /** The subscribed topics with their filters, in the order subscribed (the retry topic is not among them). */
+    public Map<String, MessageSelector> subscriptions() {
+        return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(topics));
     }
 
     public void registerMessageListener(MessageListenerOrderly listener) {
@@ -306,6 +330,9 @@ public class SafeOrderlyConsumer {
         if (listener == null || topics.isEmpty()) {
             throw new IllegalStateException("subscribe to a topic and register a listener before start()");
         }
+        Map<String, SubscriptionData> subscriptions = GroupSubscriptions.of(group, topics);
+        consumed = new ArrayList<>(subscriptions.keySet());
+        GroupSubscriptions.register(puller, topics, consumed);
         puller.start();
         client = MQClientManager.getInstance().getOrCreateMQClientInstance(puller);
         RebalanceConfig.Builder config = RebalanceConfig.builder(group, client.getClientId()).orderly(true).semantics(semantics).consumeFrom(consumeFrom);
@@ -315,7 +342,7 @@ public class SafeOrderlyConsumer {
         ConsumeStatistics statistics = new ConsumeStatistics(SafeOrderlyConsumer::nowMs);
         calls = new ListenerCalls(listener, consumeLocks, SafeOrderlyConsumer::nowMs, watch::open, consumeMessageBatchMaxSize,
             maxReconsumeTimes < 0 ? Integer.MAX_VALUE : maxReconsumeTimes, new DeadLetters(client, group), statistics);
-        pulls = new QueuePuller(QueuePuller.over(client, group, puller.getBrokerSuspendMaxTimeMillis(), puller.getConsumerTimeoutMillisWhenSuspend()),
+        pulls = new QueuePuller(QueuePuller.over(client, group, subscriptions, puller.getBrokerSuspendMaxTimeMillis(), puller.getConsumerTimeoutMillisWhenSuspend()),
             group, calls::fetched, SafeOrderlyConsumer::nowMs, pullBatchSize);
         workers = new QueueWorkers(calls::consume, pulls, pullThresholdForQueue, pullThresholdSizeForQueueMiB * 1024L * 1024L, consumeThreadMin,
             consumeThreadMax, group);
@@ -323,13 +350,13 @@ public class SafeOrderlyConsumer {
         rebalanceThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-rebalance-" + group));
         host = new ClientHost(client, group, calls, consumeLocks, delay -> schedule(this::round, delay));
         rebalancer = new Rebalancer(config.build(), strategy);
-        for (String t : topics) {
+        for (String t : consumed) {
             rebalancer.subscribe(t);
         }
         calls.bind(rebalancer, host.offsets());
         pulls.recordPullsTo(rebalancer::recordPull);
-        listenForIdChanges(client);
-        RunningInfo.install(client, group, strategy, () -> stopping || rebalancer == null ? null : new RunningInfo.State() {
+        IdsChangedNotice.listen(client, group, () -> schedule(this::round, 0));
+        RunningInfo.install(client, group, strategy, settingsInForce(), () -> stopping || rebalancer == null ? null : new RunningInfo.State() {
             @Override
             public Map<MessageQueue, io.github.rocketmqrebalance.engine.QueueState> held() {
                 return rebalancer.held();
@@ -353,6 +380,14 @@ public class SafeOrderlyConsumer {
             watchThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-broker-watch-" + group));
             watchThread.scheduleWithFixedDelay(this::watchBrokers, brokerWatchIntervalMs, brokerWatchIntervalMs, TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** What admin tools read in the running info, under {@code DefaultMQPushConsumer}'s property names. */
+    private java.util.Properties settingsInForce() {
+        return RunningInfo.properties("consumerGroup", group, "messageModel", "CLUSTERING", "consumeFromWhere", "CONSUME_FROM_" + consumeFrom.name(),
+            "consumeThreadMin", consumeThreadMin, "consumeThreadMax", consumeThreadMax, RunningInfo.THREAD_POOL_CORE_SIZE, consumeThreadMin,
+            "pullBatchSize", pullBatchSize, "pullThresholdForQueue", pullThresholdForQueue, "pullThresholdSizeForQueue", pullThresholdSizeForQueueMiB,
+            "consumeMessageBatchMaxSize", consumeMessageBatchMaxSize, "maxReconsumeTimes", maxReconsumeTimes);
     }
 
     private void watchBrokers() {
@@ -417,31 +452,6 @@ public class SafeOrderlyConsumer {
         return recommitted;
     }
 
-    /**
-     * The broker's "consumer ids changed" notification starts a round at once. The client's own
-     * handler (which wakes its RebalanceService) is replaced for this request only, and still
-     * called, so other consumers of the same client instance keep their behaviour.
-     */
-    private void listenForIdChanges(MQClientInstance client) {
-        client.getMQClientAPIImpl().getRemotingClient().registerProcessor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED,
-            new org.apache.rocketmq.remoting.netty.NettyRequestProcessor() {
-                @Override
-                public RemotingCommand processRequest(io.netty.channel.ChannelHandlerContext ctx, RemotingCommand request) throws Exception {
-                    NotifyConsumerIdsChangedRequestHeader header = request.decodeCommandCustomHeader(NotifyConsumerIdsChangedRequestHeader.class);
-                    if (group.equals(header.getConsumerGroup())) {
-                        schedule(SafeOrderlyConsumer.this::round, 0);
-                    }
-                    client.rebalanceImmediately();
-                    return null;
-                }
-
-                @Override
-                public boolean rejectRequest() {
-                    return false;
-                }
-            }, null);
-    }
-
     private void schedule(Runnable task, long delayMs) {
         ScheduledExecutorService s = rebalanceThread;
         if (s != null && !s.isShutdown()) {
@@ -460,7 +470,7 @@ public class SafeOrderlyConsumer {
         }
         try {
             Map<String, TopicView> views = new LinkedHashMap<>();
-            for (String topic : topics) {
+            for (String topic : consumed) {
                 List<MessageQueue> queues = null;
                 try {
                     Collection<MessageQueue> fetched = puller.fetchMessageQueues(topic);

@@ -75,12 +75,15 @@ class QueuePullerTest {
     private final Broker broker = new Broker();
     /** What the sink got, one "offset,offset,..." line per hand-over. */
     private final List<String> handedOver = Collections.synchronizedList(new ArrayList<>());
-    private final QueuePuller puller = new QueuePuller(broker, "GID_TEST", (mq, messages, rt) -> {
+    /** The offsets each hand-over answers for, "from-to". */
+    private final List<String> covered = Collections.synchronizedList(new ArrayList<>());
+    private final QueuePuller puller = new QueuePuller(broker, "GID_TEST", (mq, messages, from, to, rt) -> {
         StringBuilder line = new StringBuilder();
         for (MessageExt m : messages) {
             line.append(line.length() == 0 ? "" : ",").append(m.getQueueOffset());
         }
         handedOver.add(line.toString());
+        covered.add(from + "-" + to);
     }, () -> System.nanoTime() / 1_000_000, 32);
     private int sentinels;
 
@@ -124,6 +127,32 @@ class QueuePullerTest {
         second.callback.onSuccess(none(PullStatus.NO_NEW_MSG, 8));
         assertEquals(8, broker.next().offset);
         assertEquals(List.of("5,6,7"), handedOver);
+        assertEquals(List.of("5-8"), covered);
+    }
+
+    @Test
+    void offsetsTheFilterPassedOverAreHandedOverAsCovered() throws Exception {
+        puller.start(MQ, 1, 5, 0);
+        // Offsets 5..9 answered with 6 and 9 only: 5, 7 and 8 did not match the subscription.
+        List<MessageExt> some = new ArrayList<>();
+        for (long offset : new long[] {6, 9}) {
+            MessageExt m = new MessageExt();
+            m.setTopic(MQ.getTopic());
+            m.setQueueOffset(offset);
+            some.add(m);
+        }
+        broker.next().callback.onSuccess(new PullResult(PullStatus.FOUND, 10, 0, 20, some));
+        // Then 10..14 with nothing for the filter: nothing to consume, but the offsets are passed.
+        Sent second = broker.next();
+        assertEquals(10, second.offset);
+        second.callback.onSuccess(none(PullStatus.NO_MATCHED_MSG, 15));
+        Sent third = broker.next();
+        assertEquals(15, third.offset);
+        // No new message: nothing handed over, nothing covered.
+        third.callback.onSuccess(none(PullStatus.NO_NEW_MSG, 15));
+        assertEquals(15, broker.next().offset);
+        assertEquals(List.of("6,9", ""), handedOver);
+        assertEquals(List.of("5-10", "10-15"), covered);
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.github.rocketmqrebalance.engine.RebalanceConfig;
 
 import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.MessageSelector;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyContext;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
@@ -59,8 +60,6 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
             refused = "its consumeMode is " + original.getConsumeMode() + ", and SafeOrderlyConsumer is orderly";
         } else if (original.getMessageModel() != MessageModel.CLUSTERING) {
             refused = "its messageModel is " + original.getMessageModel();
-        } else if (original.getSelectorType() != SelectorType.TAG || !"*".equals(original.getSelectorExpression().trim())) {
-            refused = "it filters (" + original.getSelectorType() + " " + original.getSelectorExpression() + "); SafeOrderlyConsumer takes every message";
         } else if (original.getRocketMQListener() == null) {
             refused = "it is a RocketMQReplyListener";
         } else if (notEmpty(original.getNamespace()) || notEmpty(original.getNamespaceV2())) {
@@ -101,7 +100,9 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
             default:
                 safe.setConsumeFrom(RebalanceConfig.ConsumeFrom.LAST_OFFSET);
         }
-        safe.subscribe(original.getTopic());
+        // The listener's filter, as the container gives its stock consumer: a tag expression, or SQL92.
+        String expression = original.getSelectorExpression();
+        safe.subscribe(original.getTopic(), original.getSelectorType() == SelectorType.SQL92 ? MessageSelector.bySql(expression) : MessageSelector.byTag(expression));
         // What the container gave its stock consumer from the annotation and the push consumer's
         // defaults: maxReconsumeTimes (-1: never give up, as rocketmq-spring's orderly container),
         // the batch size, the consume threads and the flow control.

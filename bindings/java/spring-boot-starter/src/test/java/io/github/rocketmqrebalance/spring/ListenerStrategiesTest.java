@@ -14,6 +14,7 @@ import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAverage
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle;
 import org.apache.rocketmq.spring.annotation.ConsumeMode;
 import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.annotation.SelectorType;
 import org.apache.rocketmq.spring.autoconfigure.RocketMQAutoConfiguration;
 import org.apache.rocketmq.spring.core.RocketMQListener;
 import org.apache.rocketmq.spring.core.RocketMQPushConsumerLifecycleListener;
@@ -120,6 +121,23 @@ class ListenerStrategiesTest {
         @Override
         public void prepareStart(DefaultMQPushConsumer consumer) {
             consumer.setAllocateMessageQueueStrategy(new AllocateMessageQueueAveragelyByCircle());
+        }
+    }
+
+    /** An orderly listener that filters by SQL92. */
+    @RocketMQMessageListener(topic = "T_G", consumerGroup = "GID_G", consumeMode = ConsumeMode.ORDERLY, selectorType = SelectorType.SQL92,
+        selectorExpression = "kind = 'keep'")
+    static class ListenerG implements RocketMQListener<String> {
+        @Override
+        public void onMessage(String message) {
+        }
+    }
+
+    @Configuration
+    static class Filtering {
+        @Bean
+        ListenerG listenerG() {
+            return new ListenerG();
         }
     }
 
@@ -332,6 +350,19 @@ class ListenerStrategiesTest {
             assertThat(started(ctx, "GID_A").getName()).isEqualTo("CONSISTENT_HASH");
             ctx.close();
             assertThat(d.isRunning()).isFalse();
+        });
+    }
+
+    @Test
+    void aSafeOrderlyListenersFilterIsTheConsumersSubscription() {
+        runner.withUserConfiguration(Filtering.class).withPropertyValues("rocketmq.rebalance.groups.GID_G.safe-orderly=true",
+            "rocketmq.rebalance.groups.GID_D.safe-orderly=true").run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            org.apache.rocketmq.client.consumer.MessageSelector selector = safe(ctx, "GID_G").getSafeOrderlyConsumer().subscriptions().get("T_G");
+            assertThat(selector.getExpressionType()).isEqualTo("SQL92");
+            assertThat(selector.getExpression()).isEqualTo("kind = 'keep'");
+            // A tag expression reaches it the same way (GID_D's listener takes every tag).
+            assertThat(safe(ctx, "GID_D").getSafeOrderlyConsumer().subscriptions().get("T_D").getExpression()).isEqualTo("*");
         });
     }
 

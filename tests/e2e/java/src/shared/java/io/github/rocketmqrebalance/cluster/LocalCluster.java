@@ -97,6 +97,8 @@ public final class LocalCluster implements AutoCloseable {
         brokerConfig.setBrokerIP1("127.0.0.1");
         brokerConfig.setNamesrvAddr(namesrvAddr);
         brokerConfig.setRocketmqHome(home.getPath());
+        // SQL92 subscriptions are refused by a broker without it (filtering by tag needs nothing).
+        brokerConfig.setEnablePropertyFilter(true);
         NettyServerConfig brokerNetty = new NettyServerConfig();
         brokerNetty.setListenPort(brokerPort);
         Loopback.bind(brokerNetty);

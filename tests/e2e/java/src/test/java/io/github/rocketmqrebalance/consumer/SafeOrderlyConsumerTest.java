@@ -53,6 +53,7 @@ class SafeOrderlyConsumerTest {
                 sent = produce(producer, sent, 160);
                 awaitConsumed(consumed, sent, a, b);
                 runningInfoIsTheEngines(cluster, producer, b);
+                subscribedAsAPushConsumer(cluster, producer, a, b);
                 a.shutdown();
                 sent = produce(producer, sent, 160);
                 c = consumer(cluster, "c", consumed, occupancy, lastSeq, outOfOrder);
@@ -349,7 +350,7 @@ class SafeOrderlyConsumerTest {
     }
 
     /** A consumer of {@code group} on the cluster, starting from the first offset; subscribe and start it. */
-    private static SafeOrderlyConsumer fromFirstOffset(LocalCluster cluster, String group, String instance) {
+    static SafeOrderlyConsumer fromFirstOffset(LocalCluster cluster, String group, String instance) {
         SafeOrderlyConsumer c = new SafeOrderlyConsumer(group);
         c.setNamesrvAddr(cluster.namesrvAddr());
         c.setInstanceName(instance);
@@ -357,7 +358,7 @@ class SafeOrderlyConsumerTest {
         return c;
     }
 
-    private static DefaultMQProducer startProducer(LocalCluster cluster, String topic, String instance) throws Exception {
+    static DefaultMQProducer startProducer(LocalCluster cluster, String topic, String instance) throws Exception {
         DefaultMQProducer producer = Patient.producer("PG_" + topic, cluster.namesrvAddr());
         producer.setInstanceName(instance);
         producer.start();
@@ -422,15 +423,51 @@ class SafeOrderlyConsumerTest {
         assertTrue(info.getProperties().getProperty("allocateMessageQueueStrategy").startsWith("io.github.rocketmqrebalance.NativeAllocateMessageQueueAveragely"),
             info.getProperties().toString());
         assertEquals("true", info.getProperties().getProperty(org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo.PROP_CONSUME_ORDERLY));
+        // The settings in force, under the push consumer's names, not the stand-in pull consumer's.
+        java.util.Properties props = info.getProperties();
+        assertEquals("CONSUME_PASSIVELY", props.getProperty(org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo.PROP_CONSUME_TYPE));
+        assertEquals(String.valueOf(c.getPullBatchSize()), props.getProperty("pullBatchSize"), props.toString());
+        assertEquals(String.valueOf(c.getPullThresholdSizeForQueue()), props.getProperty("pullThresholdSizeForQueue"), props.toString());
+        assertEquals(String.valueOf(c.getConsumeThreadMin()), props.getProperty(org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo.PROP_THREADPOOL_CORE_SIZE));
+        assertEquals(null, props.getProperty("pullThreadNums"), "the stand-in's own pull threads are not reported");
+    }
+
+    /**
+     * The group's subscriptions as the broker has them from the heartbeats, as a push consumer's:
+     * the topic and the group's retry topic, every tag; and the retry topic's one queue held by
+     * exactly one member, as a push consumer's rebalance gives it out.
+     */
+    private static void subscribedAsAPushConsumer(LocalCluster cluster, DefaultMQProducer asker, SafeOrderlyConsumer... members) throws Exception {
+        String group = "GID_" + TOPIC;
+        String retry = org.apache.rocketmq.common.MixAll.getRetryTopic(group);
+        org.apache.rocketmq.remoting.protocol.body.ConsumerConnection connection = client(asker).getMQClientAPIImpl()
+            .getConsumerConnectionList(brokerAddr(cluster), group, 15_000);
+        assertEquals(new java.util.TreeSet<>(java.util.Arrays.asList(TOPIC, retry)), new java.util.TreeSet<>(connection.getSubscriptionTable().keySet()));
+        connection.getSubscriptionTable().values().forEach(sub -> assertEquals("*", sub.getSubString(), sub.toString()));
+        long deadline = System.currentTimeMillis() + 120_000;
+        long holders;
+        do {
+            holders = java.util.Arrays.stream(members).filter(m -> m.heldQueues().keySet().stream().anyMatch(mq -> mq.getTopic().equals(retry))).count();
+            if (holders == 1) {
+                return;
+            }
+            Thread.sleep(200);
+        } while (System.currentTimeMillis() < deadline);
+        assertEquals(1, holders, "members holding " + retry);
+    }
+
+    private static org.apache.rocketmq.client.impl.factory.MQClientInstance client(DefaultMQProducer asker) {
+        return org.apache.rocketmq.client.impl.MQClientManager.getInstance().getOrCreateMQClientInstance(asker);
+    }
+
+    private static String brokerAddr(LocalCluster cluster) {
+        return "127.0.0.1:" + cluster.broker().getNettyServerConfig().getListenPort();
     }
 
     /** {@code c}'s running info, asked through the broker as admin tools ask. */
     private static org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo runningInfo(LocalCluster cluster, DefaultMQProducer asker, String group,
         SafeOrderlyConsumer c) throws Exception {
-        org.apache.rocketmq.client.impl.factory.MQClientInstance client =
-            org.apache.rocketmq.client.impl.MQClientManager.getInstance().getOrCreateMQClientInstance(asker);
-        String broker = "127.0.0.1:" + cluster.broker().getNettyServerConfig().getListenPort();
-        return client.getMQClientAPIImpl().getConsumerRunningInfo(broker, group, c.getClientId(), false, 15_000);
+        return client(asker).getMQClientAPIImpl().getConsumerRunningInfo(brokerAddr(cluster), group, c.getClientId(), false, 15_000);
     }
 
     /** Message i has key k(i mod 16), sent to queue (i mod 16) mod 8, body k<key>:<i div 16>. */
