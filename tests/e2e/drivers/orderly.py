@@ -134,22 +134,27 @@ class Run:
         if self.kind == "safe" and self.args.rmq_rebalance:
             self.log(self.inspect_settled())
 
+    def inspect(self):
+        """One `inspect --group G --json` read: (exit code, the diagnosis or None, stderr). No
+        --topic: inspect finds the group's topics in its subscriptions, as in the README."""
+        cmd = [self.args.rmq_rebalance, "inspect", "--namesrv", self.args.namesrv, "--group", self.group, "--json"]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        return done.returncode, None if done.returncode == 2 else json.loads(done.stdout), done.stderr
+
     def inspect_settled(self, timeout=120.0):
         """Once the group has settled, `inspect --group G` (no --topic, the README's form) must find
         it healthy: the group subscribed to its topic and its retry topic at the broker, as a push
         consumer is, and every queue of both held by the member that should hold it."""
         start, last = time.monotonic(), "no read yet"
         while time.monotonic() - start < timeout:
-            cmd = [self.args.rmq_rebalance, "inspect", "--namesrv", self.args.namesrv, "--group", self.group, "--json"]
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-            if done.returncode != 2:
-                out = json.loads(done.stdout)
+            code, out, err = self.inspect()
+            if out is not None:
                 topics = sorted({row["queue"].split("@")[0] for row in out["queues"]})
-                if done.returncode == 0 and topics == sorted([self.topic, f"%RETRY%{self.group}"]):
+                if code == 0 and topics == sorted([self.topic, f"%RETRY%{self.group}"]):
                     return f"inspect --group {self.group}: healthy over {', '.join(topics)}"
-                last = f"exit {done.returncode}, topics {topics}, findings {[f['kind'] for f in out['findings']]}"
+                last = f"exit {code}, topics {topics}, findings {[f['kind'] for f in out['findings']]}"
             else:
-                last = f"exit 2: {done.stderr.strip()[-300:]}"
+                last = f"exit 2: {err.strip()[-300:]}"
             time.sleep(3)
         raise SystemExit(f"inspect never found the settled group healthy within {timeout:.0f} s: last read {last}")
 
@@ -161,11 +166,8 @@ class Run:
         queue = f"{self.topic}@broker-a:4"
         start, last = time.monotonic(), "no read yet"
         while time.monotonic() - start < timeout:
-            # No --topic: inspect finds the group's topics in its subscriptions, as the README's form.
-            cmd = [self.args.rmq_rebalance, "inspect", "--namesrv", self.args.namesrv, "--group", self.group, "--json"]
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-            if done.returncode != 2:
-                out = json.loads(done.stdout)
+            _, out, _ = self.inspect()
+            if out is not None:
                 bad = [f for f in out["findings"] if f["kind"] in ("double_held", "orphaned") and queue in f["queues"]]
                 if bad:
                     raise SystemExit(f"inspect misjudged the handoff of {queue}: {bad}")
