@@ -26,6 +26,7 @@ import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.impl.MQClientManager;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
+import org.apache.rocketmq.common.UtilAll;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData;
 
@@ -61,6 +62,7 @@ public class SafeOrderlyConsumer {
     private NativeStrategy strategy = new NativeAllocateMessageQueueAveragely();
     private RebalanceConfig.Semantics semantics = RebalanceConfig.Semantics.SAFE;
     private RebalanceConfig.ConsumeFrom consumeFrom = RebalanceConfig.ConsumeFrom.LAST_OFFSET;
+    private String consumeTimestamp = UtilAll.timeMillisToHumanString3(System.currentTimeMillis() - 30 * 60 * 1000);
     private final Map<String, Long> timing = new LinkedHashMap<>();
     private long rebalanceIntervalMs = 20_000;
     private long persistIntervalMs = 1_000;
@@ -124,6 +126,22 @@ public class SafeOrderlyConsumer {
 
     public void setConsumeFrom(RebalanceConfig.ConsumeFrom consumeFrom) {
         this.consumeFrom = consumeFrom;
+    }
+
+    /**
+     * Where {@code TIMESTAMP} starts a queue no one has consumed: the first message stored at or
+     * after this time, {@code yyyyMMddHHmmss} in the JVM's time zone, as the push consumer's
+     * {@code setConsumeTimestamp} (default: half an hour before the consumer was built).
+     */
+    public void setConsumeTimestamp(String yyyyMMddHHmmss) {
+        if (yyyyMMddHHmmss == null || UtilAll.parseDate(yyyyMMddHHmmss, UtilAll.YYYYMMDDHHMMSS) == null) {
+            throw new IllegalArgumentException("consumeTimestamp must be yyyyMMddHHmmss, not " + yyyyMMddHHmmss);
+        }
+        this.consumeTimestamp = yyyyMMddHHmmss;
+    }
+
+    public String getConsumeTimestamp() {
+        return consumeTimestamp;
     }
 
     /** Overrides one of the engine's timing constants (docs/engine-json.md). */
@@ -221,18 +239,6 @@ public class SafeOrderlyConsumer {
             throw new IllegalArgumentException("pullThresholdSizeForQueue must be 1 to 1024 (MiB), not " + mib);
         }
         this.pullThresholdSizeForQueueMiB = mib;
-    }
-
-    /**
-     * No effect since pulls became asynchronous (one thread issues them all, as the push
-     * consumer's); kept so code written against the lite-pull version still compiles. Checked as
-     * before.
-     */
-    @Deprecated
-    public void setPullThreadNums(int threads) {
-        if (threads < 1 || threads > 1000) {
-            throw new IllegalArgumentException("pullThreadNums must be 1 to 1000, not " + threads);
-        }
     }
 
     /** How many messages one pull fetches from a queue (default 32, as {@code DefaultMQPushConsumer}). */
@@ -335,7 +341,8 @@ public class SafeOrderlyConsumer {
         GroupSubscriptions.register(puller, topics, consumed);
         puller.start();
         client = MQClientManager.getInstance().getOrCreateMQClientInstance(puller);
-        RebalanceConfig.Builder config = RebalanceConfig.builder(group, client.getClientId()).orderly(true).semantics(semantics).consumeFrom(consumeFrom);
+        RebalanceConfig.Builder config = RebalanceConfig.builder(group, client.getClientId()).orderly(true).semantics(semantics).consumeFrom(consumeFrom)
+            .consumeTimestampMs(UtilAll.parseDate(consumeTimestamp, UtilAll.YYYYMMDDHHMMSS).getTime());
         timing.forEach(config::timing);
         ConsumeLocks consumeLocks = new ConsumeLocks();
         watch = new BrokerWatch(broker -> host.bootTimestamp(broker), broker -> schedule(() -> brokerRestarted(broker), 0));
@@ -384,7 +391,7 @@ public class SafeOrderlyConsumer {
 
     /** What admin tools read in the running info, under {@code DefaultMQPushConsumer}'s property names. */
     private java.util.Properties settingsInForce() {
-        return RunningInfo.properties("consumerGroup", group, "messageModel", "CLUSTERING", "consumeFromWhere", "CONSUME_FROM_" + consumeFrom.name(),
+        return RunningInfo.properties("consumerGroup", group, "messageModel", "CLUSTERING", "consumeFromWhere", "CONSUME_FROM_" + consumeFrom.name(), "consumeTimestamp", consumeTimestamp,
             "consumeThreadMin", consumeThreadMin, "consumeThreadMax", consumeThreadMax, RunningInfo.THREAD_POOL_CORE_SIZE, consumeThreadMin,
             "pullBatchSize", pullBatchSize, "pullThresholdForQueue", pullThresholdForQueue, "pullThresholdSizeForQueue", pullThresholdSizeForQueueMiB,
             "consumeMessageBatchMaxSize", consumeMessageBatchMaxSize, "maxReconsumeTimes", maxReconsumeTimes);

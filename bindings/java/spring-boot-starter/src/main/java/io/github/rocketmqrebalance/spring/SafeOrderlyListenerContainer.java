@@ -89,14 +89,16 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
         if (strategy != null) {
             safe.setStrategy(strategy);
         }
-        // From where a queue no one has consumed starts, as the container asked (TIMESTAMP has
-        // no timestamp setter here, so it is refused).
+        // From where a queue no one has consumed starts, as the container asked (with the
+        // container's timestamp for TIMESTAMP).
         switch (stock.getConsumeFromWhere()) {
             case CONSUME_FROM_FIRST_OFFSET:
                 safe.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
                 break;
             case CONSUME_FROM_TIMESTAMP:
-                throw new IllegalStateException(key + "=true cannot apply to the listener of group " + group + ": it consumes from a timestamp");
+                safe.setConsumeFrom(RebalanceConfig.ConsumeFrom.TIMESTAMP);
+                safe.setConsumeTimestamp(stock.getConsumeTimestamp());
+                break;
             default:
                 safe.setConsumeFrom(RebalanceConfig.ConsumeFrom.LAST_OFFSET);
         }

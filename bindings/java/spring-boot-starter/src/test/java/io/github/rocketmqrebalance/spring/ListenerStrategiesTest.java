@@ -133,11 +133,30 @@ class ListenerStrategiesTest {
         }
     }
 
+    /** An orderly listener that starts a new group's queues from a timestamp. */
+    @RocketMQMessageListener(topic = "T_H", consumerGroup = "GID_H", consumeMode = ConsumeMode.ORDERLY)
+    static class ListenerH implements RocketMQListener<String>, RocketMQPushConsumerLifecycleListener {
+        @Override
+        public void onMessage(String message) {
+        }
+
+        @Override
+        public void prepareStart(DefaultMQPushConsumer consumer) {
+            consumer.setConsumeFromWhere(org.apache.rocketmq.common.consumer.ConsumeFromWhere.CONSUME_FROM_TIMESTAMP);
+            consumer.setConsumeTimestamp("20250101083000");
+        }
+    }
+
     @Configuration
     static class Filtering {
         @Bean
         ListenerG listenerG() {
             return new ListenerG();
+        }
+
+        @Bean
+        ListenerH listenerH() {
+            return new ListenerH();
         }
     }
 
@@ -354,15 +373,17 @@ class ListenerStrategiesTest {
     }
 
     @Test
-    void aSafeOrderlyListenersFilterIsTheConsumersSubscription() {
+    void aSafeOrderlyListenersFilterAndStartReachTheConsumer() {
         runner.withUserConfiguration(Filtering.class).withPropertyValues("rocketmq.rebalance.groups.GID_G.safe-orderly=true",
-            "rocketmq.rebalance.groups.GID_D.safe-orderly=true").run(ctx -> {
+            "rocketmq.rebalance.groups.GID_D.safe-orderly=true", "rocketmq.rebalance.groups.GID_H.safe-orderly=true").run(ctx -> {
             assertThat(ctx).hasNotFailed();
             org.apache.rocketmq.client.consumer.MessageSelector selector = safe(ctx, "GID_G").getSafeOrderlyConsumer().subscriptions().get("T_G");
             assertThat(selector.getExpressionType()).isEqualTo("SQL92");
             assertThat(selector.getExpression()).isEqualTo("kind = 'keep'");
             // A tag expression reaches it the same way (GID_D's listener takes every tag).
             assertThat(safe(ctx, "GID_D").getSafeOrderlyConsumer().subscriptions().get("T_D").getExpression()).isEqualTo("*");
+            // prepareStart's start from a timestamp reaches the consumer.
+            assertThat(safe(ctx, "GID_H").getSafeOrderlyConsumer().getConsumeTimestamp()).isEqualTo("20250101083000");
         });
     }
 
