@@ -2,8 +2,9 @@
 # The in-JVM real-broker tests of tests/e2e/java, JUnit under -Xcheck:jni: a NameServer and a
 # Broker 5.3.3 in the test's own JVM (LocalCluster, loopback ports chosen at run time), the jar's
 # strategies through real DefaultMQPushConsumers (EndToEndTest), SafeOrderlyConsumer's handoffs,
-# retries and dead letters (SafeOrderlyConsumerTest), and the patience helper the process mains
-# share (PatienceTest). Fails on a failed test or on any JNI warning. About 3 minutes.
+# retries, dead letters and subscriptions at the broker (SafeOrderlyConsumerTest), its tag and
+# SQL92 filters (SafeOrderlyFiltersTest) and its start from a timestamp (SafeOrderlyStartTest),
+# and the patience helper the process mains share (PatienceTest). Fails on a failed test or on any JNI warning. About 3 minutes.
 # Called by scripts/stages/e2e.sh (the test command); runs alone too.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
