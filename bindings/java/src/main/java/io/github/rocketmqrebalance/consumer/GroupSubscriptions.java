@@ -4,6 +4,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
@@ -25,6 +27,8 @@ import org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData;
  * nothing, so it starts no pull: the engine decides who holds what, and {@link QueuePuller} fetches.
  */
 final class GroupSubscriptions {
+    private static final Logger LOG = Logger.getLogger(GroupSubscriptions.class.getName());
+
     private GroupSubscriptions() {
     }
 
@@ -47,15 +51,27 @@ final class GroupSubscriptions {
         return Collections.unmodifiableMap(out);
     }
 
-    /** Subscribes {@code standIn} (not started yet) to {@code topics} with their filters, and to the rest of {@code consumed} with every tag. */
-    static void register(DefaultLitePullConsumer standIn, Map<String, MessageSelector> topics, Iterable<String> consumed) throws MQClientException {
+    /** Gives {@code standIn}, before it starts, a strategy that allocates nothing. */
+    static void prepare(DefaultLitePullConsumer standIn) {
         standIn.setAllocateMessageQueueStrategy(new AllocateNothing());
+    }
+
+    /**
+     * Subscribes {@code standIn}, started, to {@code topics} with their filters and to the rest of
+     * {@code consumed} with every tag. After its start, not before: subscribed then, its start
+     * would look each topic's route up and fail on a NameServer that does not answer at once.
+     * Subscribed now, the subscription is recorded first and goes out with a heartbeat at once;
+     * when the route lookup after it fails, the client's periodic route update and heartbeats
+     * carry it on, so that failure is logged and the start goes on. (The filters were checked by
+     * {@link #of}, so nothing else can fail here.)
+     */
+    static void register(DefaultLitePullConsumer standIn, Map<String, MessageSelector> topics, Iterable<String> consumed) {
         for (String topic : consumed) {
             MessageSelector selector = topics.get(topic);
-            if (selector != null) {
-                standIn.subscribe(topic, selector);
-            } else {
-                standIn.subscribe(topic, SubscriptionData.SUB_ALL);
+            try {
+                standIn.subscribe(topic, selector != null ? selector : MessageSelector.byTag(SubscriptionData.SUB_ALL));
+            } catch (MQClientException routeNotYet) {
+                LOG.log(Level.WARNING, "subscribed to " + topic + "; its route lookup failed and is left to the client's next update", routeNotYet);
             }
         }
     }

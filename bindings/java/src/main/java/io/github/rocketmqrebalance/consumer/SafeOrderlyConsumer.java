@@ -338,8 +338,9 @@ public class SafeOrderlyConsumer {
         }
         Map<String, SubscriptionData> subscriptions = GroupSubscriptions.of(group, topics);
         consumed = new ArrayList<>(subscriptions.keySet());
-        GroupSubscriptions.register(puller, topics, consumed);
+        GroupSubscriptions.prepare(puller);
         puller.start();
+        GroupSubscriptions.register(puller, topics, consumed);
         client = MQClientManager.getInstance().getOrCreateMQClientInstance(puller);
         RebalanceConfig.Builder config = RebalanceConfig.builder(group, client.getClientId()).orderly(true).semantics(semantics).consumeFrom(consumeFrom)
             .consumeTimestampMs(UtilAll.parseDate(consumeTimestamp, UtilAll.YYYYMMDDHHMMSS).getTime());
