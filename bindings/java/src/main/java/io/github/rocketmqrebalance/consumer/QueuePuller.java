@@ -17,6 +17,7 @@ import org.apache.rocketmq.client.consumer.PullStatus;
 import org.apache.rocketmq.client.impl.CommunicationMode;
 import org.apache.rocketmq.client.impl.consumer.PullAPIWrapper;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
+import org.apache.rocketmq.common.filter.ExpressionType;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.common.sysflag.PullSysFlag;
@@ -61,6 +62,11 @@ final class QueuePuller implements QueueWorkers.Fetching {
 
         /** Decodes and filters a pull's answer, as the push consumer does before it looks at it. */
         PullResult decode(MessageQueue mq, PullResult answer);
+
+        /** Whether {@code mq}'s subscription filters (tags or SQL92), so an answer may leave offsets out. */
+        default boolean filters(MessageQueue mq) {
+            return false;
+        }
     }
 
     /**
@@ -84,6 +90,12 @@ final class QueuePuller implements QueueWorkers.Fetching {
             @Override
             public PullResult decode(MessageQueue mq, PullResult answer) {
                 return api.processPullResult(mq, answer, subscriptionOf(subscriptions, mq.getTopic()));
+            }
+
+            @Override
+            public boolean filters(MessageQueue mq) {
+                SubscriptionData sub = subscriptionOf(subscriptions, mq.getTopic());
+                return !ExpressionType.isTagType(sub.getExpressionType()) || !sub.getTagsSet().isEmpty();
             }
         };
     }
@@ -282,13 +294,17 @@ final class QueuePuller implements QueueWorkers.Fetching {
                     return;
                 }
                 f.offset = result.getNextBeginOffset();
-                // FOUND and NO_MATCHED_MSG answer for every offset from the pull's to the next
-                // one: what is not there did not match the filter (NO_MATCHED_MSG: nothing did).
+                // Under a filter, FOUND and NO_MATCHED_MSG answer for every offset from the pull's
+                // to the next one: what is not there did not match (NO_MATCHED_MSG: nothing did).
+                // Without one, nothing is claimed: a gap then is no filter's doing (a broker that
+                // lost messages in a restart answers so too), and the listener fetches it again.
                 List<MessageExt> found = result.getPullStatus() == PullStatus.FOUND && result.getMsgFoundList() != null
                     ? result.getMsgFoundList() : java.util.Collections.<MessageExt>emptyList();
-                boolean covers = result.getPullStatus() == PullStatus.FOUND || result.getPullStatus() == PullStatus.NO_MATCHED_MSG;
-                if (covers && (!found.isEmpty() || result.getNextBeginOffset() > from)) {
-                    sink.fetched(f.mq, found, from, result.getNextBeginOffset(), roundTripNanos);
+                boolean covers = wire.filters(f.mq)
+                    && (result.getPullStatus() == PullStatus.FOUND || result.getPullStatus() == PullStatus.NO_MATCHED_MSG);
+                long to = result.getNextBeginOffset();
+                if (!found.isEmpty() || (covers && to > from)) {
+                    sink.fetched(f.mq, found, covers ? from : -1, covers ? to : -1, roundTripNanos);
                 } else if (result.getPullStatus() == PullStatus.OFFSET_ILLEGAL) {
                     LOG.warning("offset of " + f.mq + " illegal; the broker suggests " + result.getNextBeginOffset());
                     delay = RETRY_AFTER_ILLEGAL_OFFSET_MS;

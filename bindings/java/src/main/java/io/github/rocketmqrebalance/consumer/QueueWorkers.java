@@ -56,8 +56,12 @@ final class QueueWorkers {
         /** How far the coverage was when the listener last got a batch. */
         long handedTo = -1;
 
+        /** {@code from} and {@code to} -1: the fetch claims nothing, and coverage ends. */
         void covered(long from, long to) {
-            if (coveredTo == from) {
+            if (from < 0) {
+                coveredFrom = -1;
+                coveredTo = -1;
+            } else if (coveredTo == from) {
                 coveredTo = to;
             } else if (messages.isEmpty()) {
                 coveredFrom = from;
