@@ -6,7 +6,7 @@
 # Usage: scripts/bench/orderly.sh [messages (20000)] [runs (3)] [queue counts... (8 32)]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-(cd bindings/java && mvn -q -B -DskipTests install)
+scripts/lib/install-java.sh
 cd tests/e2e/java
 mvn -q -B compile dependency:build-classpath -Dmdep.outputFile=target/bench.classpath
 java -Xmx1g -Drocketmq.client.logUseSlf4j=false -cp "target/classes:$(cat target/bench.classpath)" \

@@ -19,3 +19,7 @@ for f in glob.glob(f"{reports}/TEST-*.xml"):
         failed += e + fl
         print(f"  {f.split('TEST-')[1][:-4]}: {t} tests, {e + fl} failed")
 print(f"  {total} tests, {failed} failed")
+if total == 0:
+    # A stage whose tests all vanished (a wrong folder, a compile exclude) must not pass as green.
+    sys.exit(f"no Surefire reports with tests in {reports}")
+sys.exit(1 if failed else 0)

@@ -47,8 +47,7 @@ e2e_build() {
         echo "$PWD/tests/e2e/java49/target/classes:$(cat "$RMQ_E2E_BUILD/cluster49.deps")" > "$RMQ_E2E_BUILD/cluster49.cp"
         ;;
       spring)
-        e2e_install_jar
-        mvn -B -q -f bindings/java/spring-boot-starter/pom.xml install -DskipTests
+        scripts/lib/install-java.sh --starter
         local v
         for v in $SPRING_BOOTS; do
           mvn -B -q -f examples/spring-boot/pom.xml -Dspring-boot.version="$v" -Dexample.build="$RMQ_E2E_BUILD/boot-$v" \
@@ -62,11 +61,11 @@ e2e_build() {
   done
 }
 
-# The jar (bindings/java) into the local Maven repository, once per build folder: the Java projects
-# under tests/e2e depend on it by its coordinates, as a user's application does.
+# The jar and the consumer (bindings/java) into the local Maven repository, once per build folder:
+# the Java projects under tests/e2e depend on them by their coordinates, as a user's application does.
 e2e_install_jar() {
   [[ -f "$RMQ_E2E_BUILD/jar.done" ]] && return 0
-  (cd bindings/java && mvn -B -q install -DskipTests) >&2
+  scripts/lib/install-java.sh >&2
   touch "$RMQ_E2E_BUILD/jar.done"
 }
 

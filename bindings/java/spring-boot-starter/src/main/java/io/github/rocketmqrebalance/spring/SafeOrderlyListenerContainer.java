@@ -83,7 +83,10 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
             }
             strategy = (NativeStrategy) chosen;
         }
-        SafeOrderlyConsumer safe = new SafeOrderlyConsumer(group);
+        // Tracing and TLS as the annotation asks, as rocketmq-spring gives them its consumer.
+        String traceTopic = env.resolvePlaceholders(anno.customizedTraceTopic());
+        SafeOrderlyConsumer safe = new SafeOrderlyConsumer(group, null, anno.enableMsgTrace(), traceTopic);
+        safe.setUseTLS(Boolean.parseBoolean(original.getTlsEnable()));
         safe.setNamesrvAddr(stock.getNamesrvAddr());
         safe.setInstanceName(stock.getInstanceName());
         if (strategy != null) {
@@ -106,8 +109,9 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
         String expression = original.getSelectorExpression();
         safe.subscribe(original.getTopic(), original.getSelectorType() == SelectorType.SQL92 ? MessageSelector.bySql(expression) : MessageSelector.byTag(expression));
         // What the container gave its stock consumer from the annotation and the push consumer's
-        // defaults: maxReconsumeTimes (-1: never give up, as rocketmq-spring's orderly container),
-        // the batch size, the consume threads and the flow control.
+        // defaults, and what its prepareStart set: maxReconsumeTimes (-1: never give up, as
+        // rocketmq-spring's orderly container), the batch size, the consume threads, the flow
+        // control, the pull interval and the wait after a failure.
         safe.setMaxReconsumeTimes(stock.getMaxReconsumeTimes());
         safe.setConsumeMessageBatchMaxSize(stock.getConsumeMessageBatchMaxSize());
         safe.setConsumeThreadMin(stock.getConsumeThreadMin());
@@ -115,6 +119,10 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
         safe.setPullThresholdForQueue(stock.getPullThresholdForQueue());
         safe.setPullThresholdSizeForQueue(stock.getPullThresholdSizeForQueue());
         safe.setPullBatchSize(stock.getPullBatchSize());
+        safe.setPullThresholdForTopic(stock.getPullThresholdForTopic());
+        safe.setPullThresholdSizeForTopic(stock.getPullThresholdSizeForTopic());
+        safe.setPullInterval(stock.getPullInterval());
+        safe.setSuspendCurrentQueueTimeMillis(stock.getSuspendCurrentQueueTimeMillis());
         long suspendMs = original.getSuspendCurrentQueueTimeMillis();
         safe.registerMessageListener((MessageListenerOrderly) (List<MessageExt> msgs, ConsumeOrderlyContext context) -> {
             for (MessageExt m : msgs) {
@@ -243,10 +251,17 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
         return original.getRocketMQMessageListener();
     }
 
-    /** rocketmq-spring's consumer, built but never started; {@link #getSafeOrderlyConsumer()} consumes. */
+    /**
+     * Refused: this group consumes on {@link #getSafeOrderlyConsumer()}, and rocketmq-spring's
+     * {@code DefaultMQPushConsumer} for it is never started, so a call on it ({@code suspend()},
+     * a setting) would change nothing that runs. {@code getSafeOrderlyConsumer()} has
+     * {@code suspend()}, {@code resume()} and the push consumer's settings;
+     * {@code getOriginal().getConsumer()} is the unstarted consumer, for reading only.
+     */
     @Override
     public DefaultMQPushConsumer getConsumer() {
-        return original.getConsumer();
+        throw new UnsupportedOperationException("group " + getConsumerGroup() + " consumes on SafeOrderlyConsumer (safe-orderly=true), not on"
+            + " rocketmq-spring's DefaultMQPushConsumer, which never starts: use getSafeOrderlyConsumer() (suspend(), resume(), its settings)");
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.github.rocketmqrebalance.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
 
@@ -361,8 +362,14 @@ class ListenerStrategiesTest {
             assertThat(consumer.getPullThresholdSizeForQueue()).isEqualTo(stock.getPullThresholdSizeForQueue()).isEqualTo(100);
             // rocketmq-spring's own consumer for the group was never started.
             @SuppressWarnings("deprecation")
-            org.apache.rocketmq.common.ServiceState state = d.getConsumer().getDefaultMQPushConsumerImpl().getServiceState();
+            org.apache.rocketmq.common.ServiceState state = stock.getDefaultMQPushConsumerImpl().getServiceState();
             assertThat(state).isEqualTo(org.apache.rocketmq.common.ServiceState.CREATE_JUST);
+            // Control through getConsumer() would reach that unstarted consumer: refused, naming the way that works.
+            assertThatThrownBy(d::getConsumer).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("use getSafeOrderlyConsumer()");
+            consumer.suspend();
+            assertThat(consumer.isSuspended()).isTrue();
+            consumer.resume();
+            assertThat(consumer.isSuspended()).isFalse();
             assertThat(ctx.getBean(ListenerStrategyPostProcessor.class).applied().get("GID_D"))
                 .startsWith("SafeOrderlyConsumer with io.github.rocketmqrebalance.ConfiguredStrategy@consistent_hash");
             // The other listeners are untouched by it.

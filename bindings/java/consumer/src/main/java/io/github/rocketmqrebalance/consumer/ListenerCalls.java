@@ -17,6 +17,7 @@ import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyContext;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.client.consumer.store.OffsetStore;
+import org.apache.rocketmq.client.hook.ConsumeMessageContext;
 import org.apache.rocketmq.common.message.MessageConst;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
@@ -53,8 +54,10 @@ final class ListenerCalls {
         }
     }
 
-    private volatile QueuePuller puller;
     private final MessageListenerOrderly listener;
+    private final Rebalancer rebalancer;
+    /** The listener's offsets (this consumer's own store): moved here, committed by the engine and {@link OffsetCommits}. */
+    private final OffsetStore offsets;
     private final ConsumeLocks consumeLocks;
     private final LongSupplier clock;
     /** False for a broker whose queues must not start a call now (out of reach, or its restart being handled). */
@@ -63,38 +66,61 @@ final class ListenerCalls {
     private final int maxReconsumeTimes;
     private final DeadLetters deadLetters;
     private final ConsumeStatistics statistics;
+    private final ConsumeHooks hooks;
     private final Map<MessageQueue, Position> positions = new ConcurrentHashMap<>();
-    private volatile QueueWorkers workers;
-    private volatile Rebalancer rebalancer;
-    private volatile OffsetStore offsets;
+    private final QueuePuller puller;
+    private final QueueWorkers workers;
+    /** The wait after a failed call, from the context's own ({@link ConsumerSettings#suspendAfterFailure}). */
+    private final java.util.function.LongUnaryOperator suspendAfterFailure;
 
-    /** {@code maxReconsumeTimes} is the count itself (callers map Java's -1 to no limit). */
-    ListenerCalls(MessageListenerOrderly listener, ConsumeLocks consumeLocks, LongSupplier clock,
-        Predicate<String> brokerOpen, int batchMax, int maxReconsumeTimes, DeadLetters deadLetters, ConsumeStatistics statistics) {
+    /**
+     * The listener's side with its fetching ({@link QueuePuller} over {@code wire}, which hands
+     * what it fetched to {@link #fetched}) and its consume pool ({@link QueueWorkers}, which calls
+     * {@link #consume}), both made here, in that order, with the settings in force. Neither runs a
+     * queue before the engine starts one ({@link #start}), which it does only once this is built.
+     */
+    ListenerCalls(MessageListenerOrderly listener, Rebalancer rebalancer, OffsetStore offsets, ConsumeLocks consumeLocks, LongSupplier clock,
+        Predicate<String> brokerOpen, ConsumerSettings settings, DeadLetters deadLetters, ConsumeStatistics statistics, ConsumeHooks hooks,
+        QueuePuller.Wire wire) {
         this.listener = listener;
+        this.rebalancer = rebalancer;
+        this.offsets = offsets;
         this.consumeLocks = consumeLocks;
         this.clock = clock;
         this.brokerOpen = brokerOpen;
-        this.batchMax = batchMax;
-        this.maxReconsumeTimes = maxReconsumeTimes;
+        this.batchMax = settings.consumeMessageBatchMaxSize;
+        this.maxReconsumeTimes = settings.reconsumeLimit();
         this.deadLetters = deadLetters;
         this.statistics = statistics;
+        this.hooks = hooks;
+        this.suspendAfterFailure = settings::suspendAfterFailure;
+        this.puller = new QueuePuller(wire, settings.group, this::fetched, clock, settings.pullBatchSize, settings.pullIntervalMs, rebalancer::recordPull);
+        this.workers = new QueueWorkers(this::consume, puller, settings);
     }
 
-    void bind(Rebalancer rebalancer, OffsetStore offsets) {
-        this.rebalancer = rebalancer;
-        this.offsets = offsets;
+    /** Issues no further pull until {@link #resume()}; what was fetched is still consumed (as the push consumer's {@code suspend()}). */
+    void suspend() {
+        puller.suspend();
     }
 
-    /** The pool that calls the listener and the fetching; both set before the first queue starts. */
-    void use(QueueWorkers workers, QueuePuller puller) {
-        this.workers = workers;
-        this.puller = puller;
+    void resume() {
+        puller.resume();
+    }
+
+    QueueWorkers workers() {
+        return workers;
+    }
+
+    /** Stops fetching, then waits up to {@code awaitMs} for running listener calls. */
+    void shutdown(long awaitMs) {
+        puller.shutdown();
+        workers.shutdown(awaitMs);
     }
 
     /** The engine took {@code mq} as state {@code generation}, starting at {@code offset}: fetch it after {@code delayMs}. */
     void start(MessageQueue mq, long offset, long generation, long delayMs) {
         positions.put(mq, new Position(generation, offset));
+        workers.share(positions.size());
         puller.start(mq, generation, offset, delayMs);
     }
 
@@ -107,6 +133,7 @@ final class ListenerCalls {
         positions.remove(mq, p);
         puller.stop(mq, generation);
         workers.forget(mq);
+        workers.share(positions.size());
     }
 
     /** What {@link QueuePuller} fetched for {@code mq} (offsets {@code from} to {@code to}), in offset order: to the queue's backlog. */
@@ -123,8 +150,7 @@ final class ListenerCalls {
      */
     void consume(MessageQueue mq, List<MessageExt> batch, long coveredFrom, long coveredTo) {
         Position p = positions.get(mq);
-        Rebalancer r = rebalancer;
-        if (p == null || r == null) {
+        if (p == null) {
             return;
         }
         ReentrantLock lock = consumeLocks.of(mq, p.generation);
@@ -141,7 +167,7 @@ final class ListenerCalls {
             }
             for (int from = 0; from < fresh.size(); from += batchMax) {
                 // False as well when the queue's current state is another generation than this one.
-                if (!r.isConsumable(mq, p.generation, clock.getAsLong())) {
+                if (!rebalancer.isConsumable(mq, p.generation, clock.getAsLong())) {
                     return;
                 }
                 List<MessageExt> call = fresh.subList(from, Math.min(fresh.size(), from + batchMax));
@@ -167,7 +193,7 @@ final class ListenerCalls {
             // nothing, and the position (the offset committed) moves past it, as the push
             // consumer's does when a pull finds no message for the filter.
             if (coveredFrom >= 0 && coveredFrom <= p.next && p.next < coveredTo && brokerOpen.test(mq.getBrokerName())
-                && r.isConsumable(mq, p.generation, clock.getAsLong())) {
+                && rebalancer.isConsumable(mq, p.generation, clock.getAsLong())) {
                 advance(mq, p, coveredTo);
             }
         } finally {
@@ -203,15 +229,21 @@ final class ListenerCalls {
     private boolean call(MessageQueue mq, Position p, List<MessageExt> call) {
         ConsumeOrderlyContext context = new ConsumeOrderlyContext(mq);
         ConsumeOrderlyStatus status;
+        boolean threw = false;
+        List<MessageExt> messages = Collections.unmodifiableList(call);
+        ConsumeMessageContext hooked = hooks.before(mq, messages);
         long began = clock.getAsLong();
         try {
-            status = listener.consumeMessage(Collections.unmodifiableList(call), context);
+            status = listener.consumeMessage(messages, context);
         } catch (Throwable t) {
             LOG.log(Level.WARNING, "listener threw for " + mq + "; a failed attempt, delivered again", t);
             status = null;
+            threw = true;
         }
+        long callMs = clock.getAsLong() - began;
+        hooks.after(hooked, status, threw, callMs);
         boolean succeeded = status == ConsumeOrderlyStatus.SUCCESS || status == ConsumeOrderlyStatus.COMMIT;
-        statistics.called(mq.getTopic(), call.size(), clock.getAsLong() - began, succeeded);
+        statistics.called(mq.getTopic(), call.size(), callMs, succeeded);
         if (succeeded) {
             advance(mq, p, call.get(call.size() - 1).getQueueOffset() + 1);
             return true;
@@ -219,8 +251,7 @@ final class ListenerCalls {
         if (deadLettered(mq, p, call) == call.size()) {
             return true;
         }
-        long suspend = context.getSuspendCurrentQueueTimeMillis();
-        p.suspendedUntilMs = clock.getAsLong() + (suspend > 0 ? suspend : 1_000);
+        p.suspendedUntilMs = clock.getAsLong() + suspendAfterFailure.applyAsLong(context.getSuspendCurrentQueueTimeMillis());
         return false;
     }
 

@@ -9,10 +9,10 @@ import java.util.function.ToLongFunction;
 import io.github.rocketmqrebalance.NativeStrategy;
 import io.github.rocketmqrebalance.engine.QueueState;
 
+import org.apache.rocketmq.client.impl.ClientRemotingProcessor;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
-import org.apache.rocketmq.common.Pair;
 import org.apache.rocketmq.common.message.MessageQueue;
-import org.apache.rocketmq.remoting.netty.NettyRemotingAbstract;
+import org.apache.rocketmq.remoting.CommandCustomHeader;
 import org.apache.rocketmq.remoting.netty.NettyRequestProcessor;
 import org.apache.rocketmq.remoting.protocol.RemotingCommand;
 import org.apache.rocketmq.remoting.protocol.RequestCode;
@@ -69,20 +69,17 @@ final class RunningInfo {
     static void install(MQClientInstance client, String group, NativeStrategy strategy, java.util.Properties settings, Supplier<State> state,
         LongSupplier engineNowMs) {
         org.apache.rocketmq.remoting.RemotingClient remoting = client.getMQClientAPIImpl().getRemotingClient();
-        if (!(remoting instanceof NettyRemotingAbstract)) {
-            return; // not the Netty client whose processor can be wrapped: its own answer stands
-        }
-        Pair<NettyRequestProcessor, java.util.concurrent.ExecutorService> original =
-            ((NettyRemotingAbstract) remoting).getProcessorTable().get(RequestCode.GET_CONSUMER_RUNNING_INFO);
-        if (original == null) {
-            return; // nothing to wrap: this client version answers no running info
-        }
-        NettyRequestProcessor inner = original.getObject1();
+        // The client's own processor for this request, as the client registers it: every 5.x line
+        // builds its answer in ClientRemotingProcessor (5.1 and 5.2 offer no way to read the
+        // registered one back, and a second instance answers the same).
+        NettyRequestProcessor inner = new ClientRemotingProcessor(client);
         remoting.registerProcessor(RequestCode.GET_CONSUMER_RUNNING_INFO, new NettyRequestProcessor() {
             @Override
             public RemotingCommand processRequest(io.netty.channel.ChannelHandlerContext ctx, RemotingCommand request) throws Exception {
                 RemotingCommand answer = inner.processRequest(ctx, request);
-                GetConsumerRunningInfoRequestHeader header = request.decodeCommandCustomHeader(GetConsumerRunningInfoRequestHeader.class);
+                // (Typed through the interface: before 5.3 the decode is not generic.)
+                CommandCustomHeader decoded = request.decodeCommandCustomHeader(GetConsumerRunningInfoRequestHeader.class);
+                GetConsumerRunningInfoRequestHeader header = (GetConsumerRunningInfoRequestHeader) decoded;
                 State s = state.get();
                 if (!group.equals(header.getConsumerGroup()) || s == null || answer == null || answer.getCode() != 0 || answer.getBody() == null) {
                     return answer;
@@ -106,7 +103,7 @@ final class RunningInfo {
             public boolean rejectRequest() {
                 return inner.rejectRequest();
             }
-        }, original.getObject2());
+        }, null); // null: the client's shared executor, where the client registers its own
     }
 
     /** The engine's held states as Java's queue table: locked, dropped and the lock time as it reports them. */

@@ -2,6 +2,7 @@ package io.github.rocketmqrebalance.consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -83,6 +84,8 @@ class QueuePullerTest {
     private final List<String> handedOver = Collections.synchronizedList(new ArrayList<>());
     /** The offsets each hand-over answers for, "from-to". */
     private final List<String> covered = Collections.synchronizedList(new ArrayList<>());
+    /** What the engine was told is being fetched, "queueId#generation". */
+    private final BlockingQueue<String> recorded = new LinkedBlockingQueue<>();
     private final QueuePuller puller = new QueuePuller(broker, "GID_TEST", (mq, messages, from, to, rt) -> {
         StringBuilder line = new StringBuilder();
         for (MessageExt m : messages) {
@@ -90,7 +93,7 @@ class QueuePullerTest {
         }
         handedOver.add(line.toString());
         covered.add(from + "-" + to);
-    }, () -> System.nanoTime() / 1_000_000, 32);
+    }, () -> System.nanoTime() / 1_000_000, 32, 0, (mq, generation, at) -> recorded.add(mq.getQueueId() + "#" + generation));
     private int sentinels;
 
     @AfterEach
@@ -236,11 +239,38 @@ class QueuePullerTest {
 
     @Test
     void theEngineIsToldWhichStatesAreBeingFetched() throws Exception {
-        BlockingQueue<String> recorded = new LinkedBlockingQueue<>();
-        puller.recordPullsTo((mq, generation, at) -> recorded.add(mq.getQueueId() + "#" + generation));
         puller.start(MQ, 4, 0, 0);
         broker.next();
         String first = recorded.poll(WAIT_S, TimeUnit.SECONDS);
         assertTrue("0#4".equals(first), "recorded " + first);
+    }
+
+    @Test
+    void aSuspendedPullerLandsThePullInFlightAndIssuesNoneUntilResumed() throws Exception {
+        puller.start(MQ, 1, 0, 0);
+        Sent inFlight = broker.next();
+        puller.suspend();
+        inFlight.callback.onSuccess(found(0, 2));
+        assertEquals(List.of("0,1"), handedOver, "what was in flight is handed over, as the push consumer's suspend lets it");
+        // A pull issued while suspended would be sent at once; none comes (nothing here waits on it to pass).
+        assertNull(broker.sent.poll(1, TimeUnit.SECONDS), "no pull while suspended");
+        puller.resume();
+        assertEquals(2, broker.next().offset, "resumed where the last answer ended");
+    }
+
+    @Test
+    void thePullIntervalFollowsOnlyAnAnswerWithMessages() throws Exception {
+        QueuePuller slow = new QueuePuller(broker, "GID_TEST", (mq, messages, from, to, rt) -> handedOver.add(String.valueOf(messages.size())),
+            () -> System.nanoTime() / 1_000_000, 32, 60_000, (mq, generation, at) -> { });
+        try {
+            slow.start(MQ, 1, 0, 0);
+            broker.next().callback.onSuccess(none(PullStatus.NO_NEW_MSG, 0));
+            Sent afterNothing = broker.next(); // at once: nothing came
+            afterNothing.callback.onSuccess(found(0, 1));
+            assertNull(broker.sent.poll(1, TimeUnit.SECONDS), "the next pull waits the 60 s interval");
+            assertEquals(List.of("1"), handedOver);
+        } finally {
+            slow.shutdown();
+        }
     }
 }

@@ -137,29 +137,31 @@ final class QueuePuller implements QueueWorkers.Fetching {
     private final Sink sink;
     private final LongSupplier clock;
     private final int batchSize;
+    /** After an answer with messages, the next pull waits this long (the push consumer's {@code pullInterval}). */
+    private final long intervalMs;
+    /** No pull is issued while set ({@link #suspend}); each fetch's next pull waits for {@link #resume}. */
+    private volatile boolean suspended;
     private final Map<MessageQueue, Fetch> fetches = new ConcurrentHashMap<>();
     /** Issues every pull, as the push consumer's PullMessageService thread; answers arrive on the client's callback threads. */
     private final ScheduledExecutorService thread;
 
-    QueuePuller(Wire wire, String group, Sink sink, LongSupplier clock, int batchSize) {
+    /** {@code recorder} is told every second which queue states are being fetched (a paused one counts: its pause is ours). */
+    QueuePuller(Wire wire, String group, Sink sink, LongSupplier clock, int batchSize, long intervalMs, PullRecorder recorder) {
         this.wire = wire;
         this.sink = sink;
         this.clock = clock;
         this.batchSize = batchSize;
+        this.intervalMs = intervalMs;
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "SafeOrderlyConsumer-pull-" + group);
             t.setDaemon(true);
             return t;
         });
-    }
-
-    /** Tells {@code recorder} every second which queue states are being fetched (a paused one counts: its pause is ours). */
-    void recordPullsTo(PullRecorder recorder) {
         thread.scheduleWithFixedDelay(() -> {
             long now = clock.getAsLong();
             fetches.forEach((mq, f) -> {
                 try {
-                    recorder.record(mq, f.generation, f.paused ? now : f.lastPullMs);
+                    recorder.record(mq, f.generation, f.paused || suspended ? now : f.lastPullMs);
                 } catch (Throwable t) {
                     LOG.log(Level.FINE, "recording the pull of " + mq, t);
                 }
@@ -231,6 +233,22 @@ final class QueuePuller implements QueueWorkers.Fetching {
         }
     }
 
+    /**
+     * Issues no further pull of any queue until {@link #resume()}: a pull in flight is still
+     * answered and handed over, as the push consumer's {@code suspend()} lets it.
+     */
+    void suspend() {
+        suspended = true;
+    }
+
+    /** Pulls again, every fetch at once. */
+    void resume() {
+        if (suspended) {
+            suspended = false;
+            fetches.values().forEach(f -> schedule(f, 0));
+        }
+    }
+
     /** Stops every fetch; answers still in flight are dropped. */
     void shutdown() {
         fetches.values().forEach(f -> {
@@ -254,12 +272,12 @@ final class QueuePuller implements QueueWorkers.Fetching {
         }
     }
 
-    /** Issues the next pull of {@code f}, unless one is in flight, it is paused or it stopped. */
+    /** Issues the next pull of {@code f}, unless one is in flight, it or every fetch is paused, or it stopped. */
     private void pull(Fetch f) {
         long epoch;
         long offset;
         synchronized (f) {
-            if (f.stopped || f.inFlight || f.paused) {
+            if (f.stopped || f.inFlight || f.paused || suspended) {
                 return;
             }
             f.inFlight = true;
@@ -305,6 +323,8 @@ final class QueuePuller implements QueueWorkers.Fetching {
                 long to = result.getNextBeginOffset();
                 if (!found.isEmpty() || (covers && to > from)) {
                     sink.fetched(f.mq, found, covers ? from : -1, covers ? to : -1, roundTripNanos);
+                    // As the push consumer: the interval follows an answer with messages only.
+                    delay = found.isEmpty() ? 0 : intervalMs;
                 } else if (result.getPullStatus() == PullStatus.OFFSET_ILLEGAL) {
                     LOG.warning("offset of " + f.mq + " illegal; the broker suggests " + result.getNextBeginOffset());
                     delay = RETRY_AFTER_ILLEGAL_OFFSET_MS;

@@ -1,6 +1,7 @@
 package io.github.rocketmqrebalance.consumer;
 
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
+import org.apache.rocketmq.remoting.CommandCustomHeader;
 import org.apache.rocketmq.remoting.netty.NettyRequestProcessor;
 import org.apache.rocketmq.remoting.protocol.RemotingCommand;
 import org.apache.rocketmq.remoting.protocol.RequestCode;
@@ -20,7 +21,9 @@ final class IdsChangedNotice {
         client.getMQClientAPIImpl().getRemotingClient().registerProcessor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, new NettyRequestProcessor() {
             @Override
             public RemotingCommand processRequest(io.netty.channel.ChannelHandlerContext ctx, RemotingCommand request) throws Exception {
-                NotifyConsumerIdsChangedRequestHeader header = request.decodeCommandCustomHeader(NotifyConsumerIdsChangedRequestHeader.class);
+                // (Typed through the interface: before 5.3 the decode is not generic.)
+                CommandCustomHeader decoded = request.decodeCommandCustomHeader(NotifyConsumerIdsChangedRequestHeader.class);
+                NotifyConsumerIdsChangedRequestHeader header = (NotifyConsumerIdsChangedRequestHeader) decoded;
                 if (group.equals(header.getConsumerGroup())) {
                     changed.run();
                 }

@@ -78,19 +78,54 @@ final class QueueWorkers {
 
     private final Listener listener;
     private final Fetching fetching;
-    private final int threshold;
-    private final long thresholdBytes;
+    /** The per-queue thresholds in force: the settings', or the topic's divided ({@link #share}). */
+    private volatile int threshold;
+    private volatile long thresholdBytes;
+    private final int thresholdForTopic;
+    private final int thresholdSizeForTopicMiB;
     private final ThreadPoolExecutor pool;
     private final Map<MessageQueue, Backlog> backlogs = new ConcurrentHashMap<>();
 
-    QueueWorkers(Listener listener, Fetching fetching, int threshold, long thresholdBytes, int threadMin, int threadMax, String name) {
+    QueueWorkers(Listener listener, Fetching fetching, ConsumerSettings settings) {
         this.listener = listener;
         this.fetching = fetching;
-        this.threshold = threshold;
-        this.thresholdBytes = thresholdBytes;
+        this.threshold = settings.pullThresholdForQueue;
+        this.thresholdBytes = settings.pullThresholdSizeForQueueBytes();
+        this.thresholdForTopic = settings.pullThresholdForTopic;
+        this.thresholdSizeForTopicMiB = settings.pullThresholdSizeForTopicMiB;
         AtomicInteger n = new AtomicInteger();
-        this.pool = new ThreadPoolExecutor(threadMin, Math.max(threadMin, threadMax), 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-            r -> new Thread(r, "SafeOrderlyConsumer-consume-" + name + "-" + n.incrementAndGet()));
+        String name = settings.group;
+        this.pool = new ThreadPoolExecutor(settings.consumeThreadMin, Math.max(settings.consumeThreadMin, settings.consumeThreadMax), 60, TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(), r -> new Thread(r, "SafeOrderlyConsumer-consume-" + name + "-" + n.incrementAndGet()));
+    }
+
+    /**
+     * {@code held} queues are consumed now: with {@code pullThresholdForTopic} (or its size twin)
+     * set, each queue's threshold becomes it divided by {@code held}, at least 1, as Java's
+     * {@code RebalancePushImpl.messageQueueChanged} sets {@code pullThresholdForQueue} (which
+     * divides by every queue the consumer holds, of any topic, as here). Java does this when a round
+     * changes the set; here at every queue started or stopped, which is the same once a round ends.
+     */
+    void share(int held) {
+        if (held <= 0) {
+            return;
+        }
+        if (thresholdForTopic != -1) {
+            threshold = Math.max(1, thresholdForTopic / held);
+        }
+        if (thresholdSizeForTopicMiB != -1) {
+            thresholdBytes = Math.max(1, thresholdSizeForTopicMiB / held) * 1024L * 1024L;
+        }
+    }
+
+    /** The per-queue message threshold in force. */
+    int threshold() {
+        return threshold;
+    }
+
+    /** The per-queue size threshold in force, in bytes. */
+    long thresholdBytes() {
+        return thresholdBytes;
     }
 
     /**

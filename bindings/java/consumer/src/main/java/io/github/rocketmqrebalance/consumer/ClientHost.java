@@ -10,7 +10,6 @@ import io.github.rocketmqrebalance.engine.RebalanceHost;
 
 import org.apache.rocketmq.client.consumer.store.OffsetStore;
 import org.apache.rocketmq.client.consumer.store.ReadOffsetType;
-import org.apache.rocketmq.client.consumer.store.RemoteBrokerOffsetStore;
 import org.apache.rocketmq.client.impl.FindBrokerResult;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.common.MixAll;
@@ -37,20 +36,20 @@ final class ClientHost implements RebalanceHost {
     private final ConsumeLocks consumeLocks;
     private final LongConsumer scheduleRound;
 
-    ClientHost(MQClientInstance client, String group, ListenerCalls calls, ConsumeLocks consumeLocks, LongConsumer scheduleRound) {
+    ClientHost(MQClientInstance client, String group, OffsetStore offsets, ListenerCalls calls, ConsumeLocks consumeLocks, LongConsumer scheduleRound) {
         this.client = client;
         this.group = group;
-        this.offsets = new RemoteBrokerOffsetStore(client, group);
+        this.offsets = offsets;
         this.calls = calls;
         this.consumeLocks = consumeLocks;
         this.scheduleRound = scheduleRound;
     }
 
-    OffsetStore offsets() {
-        return offsets;
+    private String brokerAddress(String brokerName) throws Exception {
+        return brokerAddress(client, brokerName);
     }
 
-    private String brokerAddress(String brokerName) throws Exception {
+    private static String brokerAddress(MQClientInstance client, String brokerName) throws Exception {
         FindBrokerResult found = client.findBrokerAddressInSubscribe(brokerName, MixAll.MASTER_ID, true);
         if (found == null) {
             throw new IllegalStateException("no address for broker " + brokerName);
@@ -59,8 +58,8 @@ final class ClientHost implements RebalanceHost {
     }
 
     /** The start time of {@code brokerName}'s store, as its runtime info says (read-only admin request). */
-    long bootTimestamp(String brokerName) throws Exception {
-        KVTable info = client.getMQClientAPIImpl().getBrokerRuntimeInfo(brokerAddress(brokerName), WATCH_TIMEOUT_MS);
+    static long bootTimestamp(MQClientInstance client, String brokerName) throws Exception {
+        KVTable info = client.getMQClientAPIImpl().getBrokerRuntimeInfo(brokerAddress(client, brokerName), WATCH_TIMEOUT_MS);
         String boot = info.getTable().get("bootTimestamp");
         if (boot == null) {
             throw new IllegalStateException("broker " + brokerName + " reports no bootTimestamp");

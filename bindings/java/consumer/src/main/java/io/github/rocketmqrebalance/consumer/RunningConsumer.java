@@ -1,0 +1,306 @@
+package io.github.rocketmqrebalance.consumer;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import io.github.rocketmqrebalance.engine.LockReport;
+import io.github.rocketmqrebalance.engine.QueueState;
+import io.github.rocketmqrebalance.engine.RebalanceConfig;
+import io.github.rocketmqrebalance.engine.Rebalancer;
+import io.github.rocketmqrebalance.engine.RoundReport;
+import io.github.rocketmqrebalance.engine.TopicView;
+
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+import org.apache.rocketmq.client.consumer.store.OffsetStore;
+import org.apache.rocketmq.client.consumer.store.RemoteBrokerOffsetStore;
+import org.apache.rocketmq.client.hook.ConsumeMessageHook;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.client.impl.MQClientManager;
+import org.apache.rocketmq.client.impl.factory.MQClientInstance;
+import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.protocol.body.ConsumeStatus;
+import org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData;
+
+/**
+ * A started {@link SafeOrderlyConsumer}: its parts built once, in the order each needs the one
+ * before (the client, the offset store, the engine, the broker watch, the listener's side with its
+ * fetching and consume pool, the engine's host, the offset commits), then its timers. The
+ * rebalance thread runs every round, lock renewal, periodic commit, broker restart and the
+ * shutdown, one at a time; the broker watch polls on its own thread (an unreachable broker may
+ * hold a poll for its whole timeout). Every task is a no-op once shutdown began.
+ */
+final class RunningConsumer {
+    private static final Logger LOG = Logger.getLogger(RunningConsumer.class.getName());
+    private static final long UNBALANCED_RETRY_MS = 1_000;
+
+    private final DefaultLitePullConsumer puller;
+    private final ConsumerSettings settings;
+    /** The topics the engine rebalances: the subscribed ones and the retry topic. */
+    private final List<String> consumed;
+    private final MQClientInstance client;
+    private final OffsetStore offsets;
+    private final Rebalancer rebalancer;
+    private final ConsumeStatistics statistics;
+    private final BrokerWatch watch;
+    private final ListenerCalls calls;
+    private final ClientHost host;
+    private final OffsetCommits commits;
+    /** Message tracing, or null. */
+    private final MessageTrace trace;
+    private final ScheduledExecutorService rebalanceThread;
+    private final ScheduledExecutorService watchThread;
+    /** A retry of an unbalanced round is scheduled; one is enough. */
+    private final AtomicBoolean retryPending = new AtomicBoolean();
+    private volatile boolean stopping;
+
+    /**
+     * Starts the client instance's consumer of the group ({@code puller}: it heartbeats with the
+     * group's subscriptions and is assigned no queue, so it never pulls and commits nothing), then
+     * builds the rest over it and starts the timers.
+     */
+    static RunningConsumer start(DefaultLitePullConsumer puller, ConsumerSettings settings, MessageListenerOrderly listener, boolean suspended)
+        throws MQClientException {
+        Map<String, SubscriptionData> subscriptions = GroupSubscriptions.of(settings.group, settings.topics);
+        GroupSubscriptions.prepare(puller);
+        puller.start();
+        GroupSubscriptions.register(puller, settings.topics, new ArrayList<>(subscriptions.keySet()));
+        RunningConsumer running = new RunningConsumer(puller, settings, listener, subscriptions);
+        if (suspended) {
+            running.calls.suspend(); // before the first round dispatches a queue
+        }
+        running.scheduleTimers();
+        return running;
+    }
+
+    private RunningConsumer(DefaultLitePullConsumer puller, ConsumerSettings settings, MessageListenerOrderly listener,
+        Map<String, SubscriptionData> subscriptions) {
+        this.puller = puller;
+        this.settings = settings;
+        this.consumed = new ArrayList<>(subscriptions.keySet());
+        this.client = MQClientManager.getInstance().getOrCreateMQClientInstance(puller);
+        String group = settings.group;
+        this.offsets = new RemoteBrokerOffsetStore(client, group);
+        RebalanceConfig.Builder config = RebalanceConfig.builder(group, client.getClientId()).orderly(true).semantics(settings.semantics)
+            .consumeFrom(settings.consumeFrom).consumeTimestampMs(settings.consumeTimestampMs());
+        settings.timing.forEach(config::timing);
+        this.rebalancer = new Rebalancer(config.build(), settings.strategy);
+        consumed.forEach(rebalancer::subscribe);
+        ConsumeLocks consumeLocks = new ConsumeLocks();
+        this.statistics = new ConsumeStatistics(SafeOrderlyConsumer::nowMs);
+        this.rebalanceThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-rebalance-" + group));
+        this.watch = new BrokerWatch(broker -> ClientHost.bootTimestamp(client, broker), broker -> schedule(() -> brokerRestarted(broker), 0));
+        List<ConsumeMessageHook> hooks = new ArrayList<>(settings.hooks);
+        this.trace = settings.enableMsgTrace ? MessageTrace.create(group, settings.traceTopic, settings.rpcHook, puller.isUseTLS()) : null;
+        if (trace != null) {
+            hooks.add(trace.hook());
+        }
+        this.calls = new ListenerCalls(listener, rebalancer, offsets, consumeLocks, SafeOrderlyConsumer::nowMs, watch::open, settings,
+            new DeadLetters(client, group), statistics, new ConsumeHooks(hooks, group, puller.getAccessChannel()),
+            QueuePuller.over(client, group, subscriptions, puller.getBrokerSuspendMaxTimeMillis(), puller.getConsumerTimeoutMillisWhenSuspend()));
+        this.host = new ClientHost(client, group, offsets, calls, consumeLocks, delay -> schedule(this::round, delay));
+        this.commits = new OffsetCommits(rebalancer, host, offsets, SafeOrderlyConsumer::nowMs);
+        this.watchThread = settings.brokerWatchIntervalMs > 0
+            ? Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-broker-watch-" + group))
+            : null;
+    }
+
+    /** The trace dispatcher, the notice of changed ids, the running info for admin tools, and the periodic tasks. */
+    private void scheduleTimers() {
+        if (trace != null) {
+            try {
+                trace.start(puller.getNamesrvAddr(), puller.getAccessChannel());
+            } catch (MQClientException e) {
+                LOG.log(Level.WARNING, "the trace dispatcher did not start; consumption goes on untraced, as Java's", e);
+            }
+        }
+        IdsChangedNotice.listen(client, settings.group, () -> schedule(this::round, 0));
+        RunningInfo.install(client, settings.group, settings.strategy, settings.inForce(), () -> stopping ? null : new RunningInfo.State() {
+            @Override
+            public Map<MessageQueue, QueueState> held() {
+                return rebalancer.held();
+            }
+
+            @Override
+            public long committedOffset(MessageQueue mq) {
+                return commits.listenerOffset(mq);
+            }
+
+            @Override
+            public TreeMap<String, ConsumeStatus> status() {
+                return statistics.table();
+            }
+        }, SafeOrderlyConsumer::nowMs);
+        long every = settings.rebalanceIntervalMs;
+        rebalanceThread.scheduleWithFixedDelay(this::round, 0, every, TimeUnit.MILLISECONDS);
+        rebalanceThread.scheduleWithFixedDelay(this::renewLocks, every, every, TimeUnit.MILLISECONDS);
+        rebalanceThread.scheduleWithFixedDelay(unlessStopping(commits::commitMoved, "offset commit"), settings.persistIntervalMs,
+            settings.persistIntervalMs, TimeUnit.MILLISECONDS);
+        if (watchThread != null) {
+            watchThread.scheduleWithFixedDelay(this::watchBrokers, settings.brokerWatchIntervalMs, settings.brokerWatchIntervalMs, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** See {@link SafeOrderlyConsumer#suspend()}. */
+    void suspend() {
+        calls.suspend();
+    }
+
+    void resume() {
+        calls.resume();
+    }
+
+    String clientId() {
+        return rebalancer.config().clientId();
+    }
+
+    /** The queues held now (empty once shutdown began). */
+    Map<MessageQueue, QueueState> held() {
+        return stopping ? java.util.Collections.emptyMap() : rebalancer.held();
+    }
+
+    private Runnable unlessStopping(Runnable task, String what) {
+        return () -> {
+            if (stopping) {
+                return;
+            }
+            try {
+                task.run();
+            } catch (Throwable t) {
+                LOG.log(Level.WARNING, what + " failed", t);
+            }
+        };
+    }
+
+    private void watchBrokers() {
+        unlessStopping(() -> {
+            Set<String> brokers = new TreeSet<>();
+            rebalancer.held().keySet().forEach(mq -> brokers.add(mq.getBrokerName()));
+            watch.poll(brokers);
+        }, "broker watch").run();
+    }
+
+    /**
+     * A broker restarted (its start time changed); its queues are fenced meanwhile. In this order:
+     * this client's heartbeat, so the new broker lists it in the group again; the cached offsets of
+     * the queues whose lock it held ({@link OffsetCommits#recommitLocked}); then
+     * {@code locks_lost}, and a round at once. A failure is retried a second later; the fence lifts
+     * only once the engine has been told.
+     */
+    private void brokerRestarted(String broker) {
+        if (stopping) {
+            return;
+        }
+        try {
+            client.sendHeartbeatToAllBrokerWithLock();
+            int recommitted = commits.recommitLocked(broker);
+            LockReport report = rebalancer.locksLost(broker, SafeOrderlyConsumer.nowMs(), host);
+            LOG.warning("broker " + broker + " restarted: " + recommitted + " offsets committed again, locks lost " + report.lost);
+            watch.reopen(broker);
+            schedule(this::round, 0);
+        } catch (Throwable t) {
+            LOG.log(Level.WARNING, "handling the restart of broker " + broker + " failed; retried in 1 s", t);
+            schedule(() -> brokerRestarted(broker), 1_000);
+        }
+    }
+
+    private void schedule(Runnable task, long delayMs) {
+        if (!rebalanceThread.isShutdown()) {
+            try {
+                rebalanceThread.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException shuttingDown) {
+                // shutdown() takes over from here
+            }
+        }
+    }
+
+    /** One round over every subscribed topic; a failure is logged and the next round repairs it. */
+    private void round() {
+        unlessStopping(() -> {
+            Map<String, TopicView> views = new LinkedHashMap<>();
+            for (String topic : consumed) {
+                List<MessageQueue> queues = null;
+                try {
+                    Collection<MessageQueue> fetched = puller.fetchMessageQueues(topic);
+                    queues = fetched == null ? null : new ArrayList<>(fetched);
+                } catch (MQClientException routeUnknown) {
+                    LOG.log(Level.FINE, "no route for " + topic, routeUnknown);
+                }
+                views.put(topic, new TopicView(queues, client.findConsumerIdList(topic, settings.group)));
+            }
+            boolean again = false;
+            for (RoundReport report : rebalancer.rebalanceAll(views, SafeOrderlyConsumer.nowMs(), host)) {
+                again |= !report.balanced || report.skippedRound != null;
+                if (report.changed || !report.warnings.isEmpty()) {
+                    LOG.info("round: " + report);
+                } else if (!report.deferred.isEmpty()) {
+                    LOG.fine("round: " + report); // a release waiting for a listener call, every retry
+                }
+            }
+            // As Java's RebalanceService: an unbalanced round is tried again after 1 s, not 20 s. A
+            // skipped one too (unlike Java): right after a broker restart its member list is empty
+            // until the group's heartbeats arrive, and the queues whose locks were lost wait.
+            if (again && retryPending.compareAndSet(false, true)) {
+                schedule(() -> {
+                    retryPending.set(false);
+                    round();
+                }, UNBALANCED_RETRY_MS);
+            }
+        }, "rebalance round").run();
+    }
+
+    private void renewLocks() {
+        unlessStopping(() -> {
+            LockReport report = rebalancer.lockAll(SafeOrderlyConsumer.nowMs(), host);
+            if (!report.lost.isEmpty() || !report.warnings.isEmpty()) {
+                LOG.warning("lock renewal: " + report);
+            }
+        }, "lock renewal").run();
+    }
+
+    /** See {@link SafeOrderlyConsumer#shutdown(long)}. */
+    void shutdown(long awaitTerminateMillis) {
+        long deadline = SafeOrderlyConsumer.nowMs() + Math.max(0, awaitTerminateMillis);
+        try {
+            rebalanceThread.submit(() -> {
+                stopping = true;
+                RoundReport report = rebalancer.shutdown(SafeOrderlyConsumer.nowMs(), host);
+                while (!report.deferred.isEmpty() && SafeOrderlyConsumer.nowMs() < deadline) {
+                    Thread.sleep(100);
+                    report = rebalancer.shutdown(SafeOrderlyConsumer.nowMs(), host);
+                }
+                if (!report.deferred.isEmpty()) {
+                    LOG.warning("shutdown left queues to the broker's lock expiry: " + report.deferred);
+                }
+                return null;
+            }).get();
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "shutdown", e);
+        } finally {
+            stopping = true;
+            rebalanceThread.shutdownNow();
+            if (watchThread != null) {
+                watchThread.shutdownNow();
+            }
+            calls.shutdown(Math.max(0, deadline - SafeOrderlyConsumer.nowMs()));
+            if (trace != null) {
+                trace.shutdown(); // after the last call, so its records are flushed
+            }
+            puller.shutdown();
+            rebalancer.close();
+        }
+    }
+}
