@@ -50,7 +50,7 @@ example=$(mvn -B -q -f ../../examples/java/pom.xml compile exec:java)
 grep -q "CONSISTENT_HASH gives 10.0.0.1@7 \[MessageQueue" <<< "$example" || { echo "$example"; echo "examples/java did not print its allocation" >&2; exit 1; }
 echo "  io.github.rocketmq-rebalance:rocketmq-rebalance:0.1.0 installed; examples/java ran"
 
-echo "-- the consumer (SafeOrderlyConsumer): rocketmq-client 5.3.3, then the supported range's ends, 5.1.0 and 5.5.0"
+echo "-- the consumer (SafeOrderlyConsumer): the supported range's ends, rocketmq-client 5.1.0 and 5.5.0, then 5.3.3 (the build installed)"
 for v in 5.1.0 5.5.0 5.3.3; do
   rm -rf consumer/target/surefire-reports
   mvn -B -q -f consumer/pom.xml clean verify -Drocketmq.version="$v"

@@ -108,7 +108,7 @@ final class ConsumeHooks {
 
     // COMMIT is deprecated, but listeners written for it still return it: it is SUCCESS, as in Java.
     @SuppressWarnings("deprecation")
-    private static boolean isSuccess(ConsumeOrderlyStatus status) {
+    static boolean isSuccess(ConsumeOrderlyStatus status) {
         return status == ConsumeOrderlyStatus.SUCCESS || status == ConsumeOrderlyStatus.COMMIT;
     }
 

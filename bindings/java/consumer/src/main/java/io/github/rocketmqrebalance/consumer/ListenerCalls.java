@@ -224,8 +224,6 @@ final class ListenerCalls {
     }
 
     /** One listener call; true when the queue goes on (it succeeded, or its messages went to the dead-letter queue). */
-    // COMMIT is deprecated, but listeners written for it still return it: it is SUCCESS here.
-    @SuppressWarnings("deprecation")
     private boolean call(MessageQueue mq, Position p, List<MessageExt> call) {
         ConsumeOrderlyContext context = new ConsumeOrderlyContext(mq);
         ConsumeOrderlyStatus status;
@@ -242,7 +240,7 @@ final class ListenerCalls {
         }
         long callMs = clock.getAsLong() - began;
         hooks.after(hooked, status, threw, callMs);
-        boolean succeeded = status == ConsumeOrderlyStatus.SUCCESS || status == ConsumeOrderlyStatus.COMMIT;
+        boolean succeeded = ConsumeHooks.isSuccess(status);
         statistics.called(mq.getTopic(), call.size(), callMs, succeeded);
         if (succeeded) {
             advance(mq, p, call.get(call.size() - 1).getQueueOffset() + 1);
