@@ -18,11 +18,11 @@ e2e_build_dir() {
 
 # Builds what the scenarios need, each part once per build folder (a part already built is kept):
 #   cli        target/debug/rmq-rebalance
-#   java       the jar installed, and tests/e2e/java (the 5.x cluster, the Java process mains and the
+#   java       the jars installed, and tests/e2e/java (the 5.x cluster, the Java process mains and the
 #              in-JVM real-broker tests) compiled: its classpath in $RMQ_E2E_BUILD/java.cp
 #   go         the Go test consumer (tests/e2e/go): $RMQ_E2E_BUILD/go-consumer
 #   cluster49  the 4.9.7 cluster (tests/e2e/java49): $RMQ_E2E_BUILD/cluster49.cp
-#   spring     the jar and starter installed, examples/spring-boot per Spring Boot version in
+#   spring     the jars installed, examples/spring-boot per Spring Boot version in
 #              $SPRING_BOOTS: $RMQ_E2E_BUILD/boot-<version>.cp
 # The builds' own output goes to stderr, so that a caller's $(...) captures nothing of it.
 e2e_build() {
@@ -47,7 +47,7 @@ e2e_build() {
         echo "$PWD/tests/e2e/java49/target/classes:$(cat "$RMQ_E2E_BUILD/cluster49.deps")" > "$RMQ_E2E_BUILD/cluster49.cp"
         ;;
       spring)
-        scripts/lib/install-java.sh --starter
+        e2e_install_jar
         local v
         for v in $SPRING_BOOTS; do
           mvn -B -q -f examples/spring-boot/pom.xml -Dspring-boot.version="$v" -Dexample.build="$RMQ_E2E_BUILD/boot-$v" \
@@ -61,7 +61,7 @@ e2e_build() {
   done
 }
 
-# The jar and the consumer (bindings/java) into the local Maven repository, once per build folder:
+# The jar, the consumer and the starter (bindings/java) into the local Maven repository, once per build folder:
 # the Java projects under tests/e2e depend on them by their coordinates, as a user's application does.
 e2e_install_jar() {
   [[ -f "$RMQ_E2E_BUILD/jar.done" ]] && return 0

@@ -109,6 +109,21 @@ public class SafeOrderlyConsumer {
         return puller.isVipChannelEnabled();
     }
 
+    /** The hook signing every request, as given to the constructor (null: none). */
+    public RPCHook getRpcHook() {
+        return settings.rpcHook;
+    }
+
+    /** Whether each listener call is traced, as given to the constructor. */
+    public boolean isEnableMsgTrace() {
+        return settings.enableMsgTrace;
+    }
+
+    /** The trace topic given to the constructor (null: the client's default, {@code RMQ_SYS_TRACE_TOPIC}). */
+    public String getCustomizedTraceTopic() {
+        return settings.traceTopic;
+    }
+
     /**
      * A hook called before and after every listener call, as
      * {@code DefaultMQPushConsumer.registerConsumeMessageHook} ({@link ConsumeHooks} says what the

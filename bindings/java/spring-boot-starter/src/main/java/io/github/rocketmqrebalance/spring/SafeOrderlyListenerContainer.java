@@ -15,12 +15,14 @@ import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.remoting.RPCHook;
 import org.apache.rocketmq.spring.annotation.ConsumeMode;
 import org.apache.rocketmq.spring.annotation.MessageModel;
 import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
 import org.apache.rocketmq.spring.annotation.SelectorType;
 import org.apache.rocketmq.spring.core.RocketMQListener;
 import org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer;
+import org.apache.rocketmq.spring.support.RocketMQUtil;
 import org.springframework.core.env.Environment;
 
 /**
@@ -64,8 +66,6 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
             refused = "it is a RocketMQReplyListener";
         } else if (notEmpty(original.getNamespace()) || notEmpty(original.getNamespaceV2())) {
             refused = "it sets a namespace";
-        } else if (notEmpty(env.resolvePlaceholders(anno.accessKey())) || notEmpty(env.resolvePlaceholders(anno.secretKey()))) {
-            refused = "it signs requests (accessKey/secretKey)";
         }
         if (refused != null) {
             throw new IllegalStateException(key + "=true cannot apply to the listener of group " + group + ": " + refused);
@@ -83,10 +83,15 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
             }
             strategy = (NativeStrategy) chosen;
         }
-        // Tracing and TLS as the annotation asks, as rocketmq-spring gives them its consumer.
+        // Request signing, tracing, TLS and the channels as rocketmq-spring gives them its consumer:
+        // the annotation's accessKey/secretKey (by default rocketmq.consumer.access-key and
+        // secret-key) through rocketmq-spring's own RocketMQUtil, which signs only when both are set.
+        RPCHook signing = RocketMQUtil.getRPCHookByAkSk(env, anno.accessKey(), anno.secretKey());
         String traceTopic = env.resolvePlaceholders(anno.customizedTraceTopic());
-        SafeOrderlyConsumer safe = new SafeOrderlyConsumer(group, null, anno.enableMsgTrace(), traceTopic);
-        safe.setUseTLS(Boolean.parseBoolean(original.getTlsEnable()));
+        SafeOrderlyConsumer safe = new SafeOrderlyConsumer(group, signing, anno.enableMsgTrace(), traceTopic);
+        safe.setUseTLS(stock.isUseTLS());
+        safe.setAccessChannel(stock.getAccessChannel());
+        safe.setVipChannelEnabled(stock.isVipChannelEnabled());
         safe.setNamesrvAddr(stock.getNamesrvAddr());
         safe.setInstanceName(stock.getInstanceName());
         if (strategy != null) {

@@ -93,7 +93,7 @@ class ListenerStrategiesTest {
 
     /** An orderly listener, with values of its own for what a safe-orderly container passes on. */
     @RocketMQMessageListener(topic = "T_D", consumerGroup = "GID_D", consumeMode = ConsumeMode.ORDERLY, maxReconsumeTimes = 3, consumeThreadNumber = 4,
-        consumeThreadMax = 6, awaitTerminationMillisWhenShutdown = 1500)
+        consumeThreadMax = 6, awaitTerminationMillisWhenShutdown = 1500, enableMsgTrace = true, customizedTraceTopic = "${example.trace-topic:}")
     static class ListenerD implements RocketMQListener<String> {
         @Override
         public void onMessage(String message) {
@@ -391,6 +391,36 @@ class ListenerStrategiesTest {
             assertThat(safe(ctx, "GID_D").getSafeOrderlyConsumer().subscriptions().get("T_D").getExpression()).isEqualTo("*");
             // prepareStart's start from a timestamp reaches the consumer.
             assertThat(safe(ctx, "GID_H").getSafeOrderlyConsumer().getConsumeTimestamp()).isEqualTo("20250101083000");
+        });
+    }
+
+    @Test
+    void aSafeOrderlyListenerSignsAndTracesAsTheStockContainersConsumerWould() {
+        // No keys anywhere: unsigned, as rocketmq-spring's consumer; the annotation's tracing.
+        runner.withPropertyValues("rocketmq.rebalance.groups.GID_D.safe-orderly=true").run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            SafeOrderlyConsumer c = safe(ctx, "GID_D").getSafeOrderlyConsumer();
+            assertThat(c.getRpcHook()).isNull();
+            assertThat(c.isEnableMsgTrace()).isTrue();
+            assertThat(c.getCustomizedTraceTopic()).isNull();
+        });
+        // The annotation's default keys are rocketmq-spring's global consumer properties.
+        runner.withPropertyValues("rocketmq.rebalance.groups.GID_D.safe-orderly=true", "rocketmq.consumer.access-key=AK_D",
+            "rocketmq.consumer.secret-key=SK_D", "example.trace-topic=TRACE_D").run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            SafeOrderlyListenerContainer d = safe(ctx, "GID_D");
+            SafeOrderlyConsumer c = d.getSafeOrderlyConsumer();
+            assertThat(c.getRpcHook()).isInstanceOf(org.apache.rocketmq.acl.common.AclClientRPCHook.class);
+            org.apache.rocketmq.acl.common.SessionCredentials keys = ((org.apache.rocketmq.acl.common.AclClientRPCHook) c.getRpcHook()).getSessionCredentials();
+            assertThat(keys.getAccessKey()).isEqualTo("AK_D");
+            assertThat(keys.getSecretKey()).isEqualTo("SK_D");
+            assertThat(c.getCustomizedTraceTopic()).isEqualTo("TRACE_D");
+            // The channels as the stock container set them on its consumer (a signing one turns the
+            // VIP channel off; rocketmq-spring 2.3.5 leaves a listener's access channel LOCAL).
+            DefaultMQPushConsumer stock = d.getOriginal().getConsumer();
+            assertThat(c.getAccessChannel()).isEqualTo(stock.getAccessChannel()).isEqualTo(org.apache.rocketmq.client.AccessChannel.LOCAL);
+            assertThat(c.isVipChannelEnabled()).isEqualTo(stock.isVipChannelEnabled()).isFalse();
+            assertThat(c.isUseTLS()).isEqualTo(stock.isUseTLS()).isFalse();
         });
     }
 

@@ -44,6 +44,16 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Starts both servers; the client log root and rocketmq.home point into the temporary directory. */
     public static LocalCluster start() throws Exception {
+        return start(BrokerController::new);
+    }
+
+    /** How a broker is built from its configurations: the 4.9 and 5.x lines' constructor, or one with more (5.x's authentication). */
+    public interface BrokerMaker {
+        BrokerController make(BrokerConfig broker, NettyServerConfig server, NettyClientConfig client, MessageStoreConfig store) throws Exception;
+    }
+
+    /** {@link #start()}, the broker built by {@code maker}. */
+    public static LocalCluster start(BrokerMaker maker) throws Exception {
         File home = Files.createTempDirectory(roomyDirectory().toPath(), "rmq-cluster").toFile();
         System.setProperty("rocketmq.client.logRoot", new File(home, "logs").getPath());
         System.setProperty("rocketmq.home.dir", home.getPath());
@@ -53,7 +63,7 @@ public final class LocalCluster implements AutoCloseable {
         // The broker also listens on port - 2 (the VIP channel) and on the HA port.
         BrokerController broker;
         try {
-            broker = startBroker(home, namesrvAddr, freePort(random, 2), freePort(random, 0));
+            broker = startBroker(home, namesrvAddr, freePort(random, 2), freePort(random, 0), initialized -> { }, maker);
         } catch (Exception e) {
             namesrv.shutdown();
             throw e;
@@ -91,6 +101,12 @@ public final class LocalCluster implements AutoCloseable {
     /** {@link #startBroker(File, String, int, int)}, running {@code beforeStart} just before the broker serves. */
     public static BrokerController startBroker(File home, String namesrvAddr, int brokerPort, int haPort, BeforeStart beforeStart)
         throws Exception {
+        return startBroker(home, namesrvAddr, brokerPort, haPort, beforeStart, BrokerController::new);
+    }
+
+    /** {@link #startBroker(File, String, int, int, BeforeStart)}, the broker built by {@code maker}. */
+    public static BrokerController startBroker(File home, String namesrvAddr, int brokerPort, int haPort, BeforeStart beforeStart,
+        BrokerMaker maker) throws Exception {
         BrokerConfig brokerConfig = new BrokerConfig();
         brokerConfig.setBrokerName(BROKER_NAME);
         brokerConfig.setBrokerClusterName("local");
@@ -112,7 +128,7 @@ public final class LocalCluster implements AutoCloseable {
         store.setMaxIndexNum(4000);
         store.setHaListenPort(haPort);
         store.setDiskMaxUsedSpaceRatio(99);
-        BrokerController broker = new BrokerController(brokerConfig, brokerNetty, new NettyClientConfig(), store);
+        BrokerController broker = maker.make(brokerConfig, brokerNetty, new NettyClientConfig(), store);
         if (!broker.initialize()) {
             throw new IllegalStateException("the Broker did not initialize");
         }

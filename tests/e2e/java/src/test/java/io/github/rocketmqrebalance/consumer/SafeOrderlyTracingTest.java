@@ -5,19 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.rocketmqrebalance.cluster.LocalCluster;
 import io.github.rocketmqrebalance.cluster.Patient;
 
-import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
@@ -26,14 +23,10 @@ import org.apache.rocketmq.client.hook.ConsumeMessageHook;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
-import org.apache.rocketmq.client.trace.TraceBean;
-import org.apache.rocketmq.client.trace.TraceContext;
 import org.apache.rocketmq.client.trace.TraceDataEncoder;
 import org.apache.rocketmq.client.trace.TraceType;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
-import org.apache.rocketmq.common.message.MessageExt;
-import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.common.topic.TopicValidator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -84,7 +77,7 @@ class SafeOrderlyTracingTest {
                 hooked.forEach((id, seen) -> assertEquals(List.of("before:GID_SAFE_TRACED", "after:SUCCESS:SUCCESS:true"), seen, id));
 
                 // The trace topic: the stock consumer's records are the control for the reader.
-                Map<String, Map<TraceType, Set<String>>> records = traceRecords(cluster, sent, "GID_SAFE_TRACED", "GID_STOCK_TRACED");
+                Map<String, Map<TraceType, Set<String>>> records = TraceRecords.read(cluster, null, sent, "GID_SAFE_TRACED", "GID_STOCK_TRACED");
                 assertEquals(sent, records.get("GID_STOCK_TRACED").get(TraceType.SubBefore), "the stock consumer's SubBefore records");
                 assertEquals(sent, records.get("GID_STOCK_TRACED").get(TraceType.SubAfter), "the stock consumer's successful SubAfter records");
                 assertEquals(sent, records.get("GID_SAFE_TRACED").get(TraceType.SubBefore), "SafeOrderlyConsumer's SubBefore records");
@@ -163,53 +156,5 @@ class SafeOrderlyTracingTest {
                     + c.getProps().get(org.apache.rocketmq.common.MixAll.CONSUME_CONTEXT_TYPE) + ":" + c.isSuccess()));
             }
         };
-    }
-
-    /**
-     * Per group, per record type, the ids of {@code sent} the trace topic has a record for (a
-     * SubAfter only when it says success); read from the topic's start until both groups' records
-     * cover every message, or 120 s.
-     */
-    private static Map<String, Map<TraceType, Set<String>>> traceRecords(LocalCluster cluster, Set<String> sent, String... groups) throws Exception {
-        Map<String, Map<TraceType, Set<String>>> found = new TreeMap<>();
-        for (String g : groups) {
-            found.put(g, new TreeMap<>());
-            found.get(g).put(TraceType.SubBefore, new TreeSet<>());
-            found.get(g).put(TraceType.SubAfter, new TreeSet<>());
-        }
-        DefaultLitePullConsumer reader = new DefaultLitePullConsumer("GID_TRACE_READER");
-        reader.setNamesrvAddr(cluster.namesrvAddr());
-        reader.setInstanceName("trace-reader");
-        reader.start();
-        try {
-            Collection<MessageQueue> queues = reader.fetchMessageQueues(TopicValidator.RMQ_SYS_TRACE_TOPIC);
-            reader.assign(queues);
-            for (MessageQueue mq : queues) {
-                reader.seekToBegin(mq);
-            }
-            long deadline = System.currentTimeMillis() + 120_000;
-            while (!complete(found, sent) && System.currentTimeMillis() < deadline) {
-                for (MessageExt record : reader.poll(1_000)) {
-                    for (TraceContext t : TraceDataEncoder.decoderFromTraceDataString(new String(record.getBody(), StandardCharsets.UTF_8))) {
-                        Map<TraceType, Set<String>> byType = found.get(t.getGroupName());
-                        if (byType == null || !byType.containsKey(t.getTraceType()) || (t.getTraceType() == TraceType.SubAfter && !t.isSuccess())) {
-                            continue;
-                        }
-                        for (TraceBean b : t.getTraceBeans()) {
-                            if (sent.contains(b.getMsgId())) {
-                                byType.get(t.getTraceType()).add(b.getMsgId());
-                            }
-                        }
-                    }
-                }
-            }
-        } finally {
-            reader.shutdown();
-        }
-        return found;
-    }
-
-    private static boolean complete(Map<String, Map<TraceType, Set<String>>> found, Set<String> sent) {
-        return found.values().stream().allMatch(byType -> byType.values().stream().allMatch(ids -> ids.equals(sent)));
     }
 }
