@@ -11,6 +11,7 @@ use rocketmq_rebalance::diagnose::{
 };
 use rocketmq_rebalance::MessageQueue;
 use rocketmq_rebalance_remoting::read::{read_group, Options};
+use rocketmq_rebalance_remoting::Credentials;
 
 use crate::queue_spec;
 
@@ -51,14 +52,34 @@ pub struct Args {
     /// Where --watch serves GET /metrics (port 0: any free port, printed on stderr).
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9464", requires = "watch")]
     metrics_addr: String,
+    /// Sign every request with this access key, for a cluster with ACL (1.0, or 2.0's default
+    /// authentication). The secret key comes from the environment variable
+    /// RMQ_REBALANCE_SECRET_KEY, never from an argument, so that it stays out of `ps`.
+    #[arg(long, value_name = "KEY", conflicts_with = "load")]
+    access_key: Option<String>,
     /// Stop --watch after N rounds (default: run until killed).
     #[arg(long, value_name = "N", requires = "watch")]
     watch_rounds: Option<u64>,
 }
 
+/// Where `--access-key`'s secret comes from.
+const SECRET_KEY_VARIABLE: &str = "RMQ_REBALANCE_SECRET_KEY";
+
+/// The request signing `--access-key` asks for: none without it, an error without its secret.
+fn credentials(access_key: Option<&str>, secret: Option<String>) -> Result<Option<Credentials>, String> {
+    match (access_key, secret) {
+        (None, _) => Ok(None),
+        (Some(""), _) => Err("--access-key is empty".into()),
+        (Some(_), None) => Err(format!("--access-key needs its secret key in the environment variable {SECRET_KEY_VARIABLE}")),
+        (Some(_), Some(secret)) if secret.is_empty() => Err(format!("{SECRET_KEY_VARIABLE} is empty")),
+        (Some(key), Some(secret)) => Ok(Some(Credentials::new(key, secret))),
+    }
+}
+
 fn read(args: &Args) -> Result<Snapshot, String> {
     let (namesrv, group) = (args.namesrv.as_deref().unwrap_or_default(), args.group.as_deref().unwrap_or_default());
-    read_group(namesrv, group, &args.topic, &Options::default()).map_err(|e| format!("cannot inspect {group}: {e}"))
+    let options = Options { credentials: credentials(args.access_key.as_deref(), std::env::var(SECRET_KEY_VARIABLE).ok())?, ..Options::default() };
+    read_group(namesrv, group, &args.topic, &options).map_err(|e| format!("cannot inspect {group}: {e}"))
 }
 
 /// What identifies a finding across two snapshots (its sentence carries ages that move).
@@ -168,5 +189,19 @@ fn print_table(s: &Snapshot, d: &Diagnosis) {
         let kind = f.kind.name();
         let lag = f.lag.map_or(String::new(), |l| format!(" [lag {l}]"));
         println!("  {kind}{on}: {}{lag}", f.detail);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_access_key_needs_its_secret_and_neither_may_be_empty() {
+        assert_eq!(credentials(None, Some("s".into())), Ok(None));
+        assert_eq!(credentials(Some("ak"), Some("s".into())), Ok(Some(Credentials::new("ak", "s"))));
+        assert!(credentials(Some("ak"), None).unwrap_err().contains(SECRET_KEY_VARIABLE));
+        assert!(credentials(Some("ak"), Some(String::new())).unwrap_err().contains("is empty"));
+        assert!(credentials(Some(""), Some("s".into())).unwrap_err().contains("--access-key is empty"));
     }
 }

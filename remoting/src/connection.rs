@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::command::RemotingCommand;
 use crate::frame::{self, ReadError, MAX_FRAME};
+use crate::signing::Credentials;
 use crate::{Error, Result};
 
 /// The only requests this client can send: all read-only. Never `LOCK_BATCH_MQ` (41: a "probe"
@@ -69,6 +70,7 @@ pub struct Connection {
     stream: TcpStream,
     next_opaque: i32,
     max_frame: u64,
+    credentials: Option<Credentials>,
 }
 
 impl Connection {
@@ -80,7 +82,7 @@ impl Connection {
             match TcpStream::connect_timeout(&sock, timeout) {
                 Ok(stream) => {
                     stream.set_nodelay(true).map_err(connect_error)?;
-                    return Ok(Connection { addr: addr.to_owned(), stream, next_opaque: 1, max_frame: MAX_FRAME });
+                    return Ok(Connection { addr: addr.to_owned(), stream, next_opaque: 1, max_frame: MAX_FRAME, credentials: None });
                 }
                 Err(e) => last = e,
             }
@@ -92,13 +94,22 @@ impl Connection {
         &self.addr
     }
 
+    /// Signs every request from now on with `credentials` (a cluster with ACL), or none.
+    pub fn signing(mut self, credentials: Option<Credentials>) -> Self {
+        self.credentials = credentials;
+        self
+    }
+
     /// Sends `request` with these header fields and waits up to `timeout` for its answer
     /// (running info needs more than the broker's own 10 s relay timeout).
     pub fn request(&mut self, request: ReadOnly, fields: BTreeMap<String, String>, timeout: Duration) -> Result<RemotingCommand> {
         let deadline = Instant::now() + timeout;
         let opaque = self.next_opaque;
         self.next_opaque = self.next_opaque.wrapping_add(1);
-        let cmd = RemotingCommand::request(request.code(), opaque, fields);
+        let mut cmd = RemotingCommand::request(request.code(), opaque, fields);
+        if let Some(credentials) = &self.credentials {
+            credentials.sign(&mut cmd.ext_fields, &cmd.body);
+        }
         self.stream.set_write_timeout(Some(timeout)).map_err(|e| self.io(e))?;
         frame::write_frame(&mut self.stream, &cmd.encode()).map_err(|e| self.io(e))?;
         loop {

@@ -10,7 +10,8 @@
 //! - [`requests`]: the read-only requests and their decoders (route, members, connections, running info);
 //! - [`read`]: one whole inspection into core's `diagnose::Snapshot`;
 //! - [`connection`]: one TCP connection with timeouts, one request in flight, answers matched by
-//!   `opaque`, and only the request codes of [`ReadOnly`] on the wire.
+//!   `opaque`, and only the request codes of [`ReadOnly`] on the wire;
+//! - [`signing`]: the Java client's request signature, for clusters with ACL.
 
 pub mod command;
 pub mod connection;
@@ -19,7 +20,9 @@ pub mod fastjson;
 pub mod frame;
 pub mod read;
 pub mod requests;
+pub mod signing;
 
 pub use command::RemotingCommand;
 pub use connection::{Connection, ReadOnly};
 pub use error::{Error, Result};
+pub use signing::Credentials;

@@ -11,7 +11,7 @@ use rocketmq_rebalance::diagnose::{BrokerMembers, ClientConnection, ClientState,
 use rocketmq_rebalance::MessageQueue;
 
 use crate::requests::{self, GroupConnections, Queue, TopicRoute};
-use crate::{Connection, Error, Result};
+use crate::{Connection, Credentials, Error, Result};
 
 /// `PermName.PERM_READ`: a queue data without it lends no readable queues.
 const PERM_READ: i64 = 4;
@@ -24,11 +24,13 @@ pub struct Options {
     pub timeout: Duration,
     /// Clients asked for their running info at once.
     pub parallel: usize,
+    /// The keys every request is signed with (a cluster with ACL); none by default.
+    pub credentials: Option<Credentials>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { timeout: Duration::from_secs(5), parallel: 8 }
+        Options { timeout: Duration::from_secs(5), parallel: 8, credentials: None }
     }
 }
 
@@ -73,6 +75,11 @@ pub fn read_group(namesrv: &str, group: &str, topics: &[String], options: &Optio
     Ok(Snapshot { group: group.to_owned(), taken_at_ms, topics: routes, brokers, connections: conns, clients, message_model, offsets })
 }
 
+/// A connection to `addr` that signs its requests as `options` says.
+fn connect(addr: &str, options: &Options) -> Result<Connection> {
+    Ok(Connection::open(addr, options.timeout)?.signing(options.credentials.clone()))
+}
+
 fn message_queue(q: &Queue) -> MessageQueue {
     MessageQueue::new(q.topic.as_str(), q.broker_name.as_str(), q.queue_id.min(i32::MAX as u32) as i32)
 }
@@ -82,7 +89,7 @@ fn message_queue(q: &Queue) -> MessageQueue {
 fn offsets(masters: &[(String, String)], group: &str, options: &Options) -> Vec<QueueOffsets> {
     let mut out = Vec::new();
     for (_, addr) in masters {
-        let Ok(stats) = Connection::open(addr, options.timeout).and_then(|mut c| requests::consume_stats(&mut c, group, options.timeout)) else { continue };
+        let Ok(stats) = connect(addr, options).and_then(|mut c| requests::consume_stats(&mut c, group, options.timeout)) else { continue };
         out.extend(stats.iter().map(|(q, o)| QueueOffsets { queue: message_queue(q), broker_offset: o.broker_offset, consumer_offset: o.consumer_offset }));
     }
     out
@@ -92,7 +99,7 @@ fn offsets(masters: &[(String, String)], group: &str, options: &Options) -> Vec<
 fn route(namesrv: &str, topic: &str, options: &Options) -> Result<TopicRoute> {
     let mut failures = Vec::new();
     for addr in namesrv.split(';').map(str::trim).filter(|a| !a.is_empty()) {
-        match Connection::open(addr, options.timeout).and_then(|mut c| requests::route(&mut c, topic, options.timeout)) {
+        match connect(addr, options).and_then(|mut c| requests::route(&mut c, topic, options.timeout)) {
             Ok(r) => return Ok(r),
             Err(e) => failures.push(e),
         }
@@ -130,7 +137,7 @@ fn members(masters: &[(String, String)], group: &str, options: &Options) -> (Vec
     let mut brokers = Vec::new();
     let mut connections = None;
     for (name, addr) in masters {
-        let answer = Connection::open(addr, options.timeout).and_then(|mut c| {
+        let answer = connect(addr, options).and_then(|mut c| {
             let ids = requests::consumer_ids(&mut c, group, options.timeout)?;
             if connections.is_none() {
                 match requests::connections(&mut c, group, options.timeout) {
@@ -175,7 +182,7 @@ fn running_infos(masters: &[(String, String)], group: &str, conns: &[ClientConne
 fn running_info(masters: &[(String, String)], group: &str, client_id: &str, options: &Options) -> ClientState {
     let mut error = String::from("no broker to relay the request");
     for (_, addr) in masters {
-        match Connection::open(addr, options.timeout).and_then(|mut c| requests::running_info(&mut c, group, client_id)) {
+        match connect(addr, options).and_then(|mut c| requests::running_info(&mut c, group, client_id)) {
             Ok(info) => {
                 let held = info
                     .held

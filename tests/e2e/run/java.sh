@@ -12,13 +12,14 @@ cd "$root"
 # shellcheck source=tests/e2e/run/common.sh
 source tests/e2e/run/common.sh
 
-e2e_build java
+e2e_build java cli
 reports=tests/e2e/java/target/surefire-reports
 rm -rf "$reports"
 # surefire:test alone: the classes are those e2e_build compiled, which the other scenarios' processes
 # may be running from at this moment; a lifecycle build here could compile them again under them.
 rc=0
-mvn -B -q -f tests/e2e/java/pom.xml surefire:test || rc=$?
+# The CLI the tests run (inspect against a broker with ACL).
+mvn -B -q -f tests/e2e/java/pom.xml surefire:test -Drmq.rebalance.cli="$root/target/debug/rmq-rebalance" || rc=$?
 python3 scripts/lib/surefire_summary.py "$reports"
 # -Xcheck:jni writes to the forked JVM's native stderr, which surefire keeps in *.dumpstream.
 if grep -h -E "WARNING|FATAL ERROR" "$reports"/*.dumpstream 2>/dev/null | sort | uniq -c | head -20 | grep .; then

@@ -4,11 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 
 import io.github.rocketmqrebalance.cluster.Authentication;
 import io.github.rocketmqrebalance.cluster.LocalCluster;
@@ -34,7 +44,9 @@ import org.junit.jupiter.api.Timeout;
  * and committing as without ACL; the same consumer without keys, and with a wrong secret, is
  * refused: the broker answers its heartbeats and its member-list queries with {@code NO_PERMISSION}
  * (seen by a hook that records the broker's answers), never lists it in the group, and it
- * consumes and holds nothing.
+ * consumes and holds nothing. {@code rmq-rebalance inspect --access-key} (the secret in its
+ * environment) signs as the consumer does and finds the group healthy; unsigned or with a wrong
+ * secret it is refused with the broker's reason.
  */
 class SafeOrderlyAclTest {
     private static final String TOPIC = "SAFE_ACL";
@@ -76,6 +88,26 @@ class SafeOrderlyAclTest {
                 assertTrue(signedAnswers.succeeded(RequestCode.LOCK_BATCH_MQ), "the broker granted the signed consumer's locks");
                 assertEquals(Map.of(), signedAnswers.refusals(), "no request of the signed consumer refused");
                 assertTrue(cluster.broker().getConsumerManager().getConsumerGroupInfo("GID_SAFE_ACL") != null, "the signed group is listed");
+                // inspect, signing as the consumer does: the group healthy, each queue held by it.
+                Inspect signedInspect = Inspect.run(cluster, "GID_SAFE_ACL", ACCESS_KEY, SECRET_KEY);
+                assertEquals(0, signedInspect.exit, "inspect with the keys: " + signedInspect.err + signedInspect.out);
+                JsonObject diagnosis = JsonParser.parseString(signedInspect.out).getAsJsonObject();
+                assertEquals(0, diagnosis.getAsJsonArray("findings").size(), signedInspect.out);
+                int ours = 0;
+                for (JsonElement row : diagnosis.getAsJsonArray("queues")) {
+                    JsonArray holders = row.getAsJsonObject().getAsJsonArray("holders");
+                    assertEquals(1, holders.size(), row.toString());
+                    assertEquals(signed.getClientId(), holders.get(0).getAsString(), row.toString());
+                    ours++;
+                }
+                assertEquals(3, ours, "the topic's 2 queues and the retry topic's 1: " + signedInspect.out);
+                // Without keys, or with a wrong secret, the broker refuses inspect as it refuses a consumer.
+                Inspect anonymous = Inspect.run(cluster, "GID_SAFE_ACL", null, null);
+                assertEquals(2, anonymous.exit, anonymous.out);
+                assertTrue(anonymous.err.contains("code 16") && anonymous.err.contains("username cannot be null"), anonymous.err);
+                Inspect wrong = Inspect.run(cluster, "GID_SAFE_ACL", ACCESS_KEY, "not-the-secret");
+                assertEquals(2, wrong.exit, wrong.out);
+                assertTrue(wrong.err.contains("code 16") && wrong.err.contains("check signature failed"), wrong.err);
             } finally {
                 signed.shutdown();
             }
@@ -166,6 +198,49 @@ class SafeOrderlyAclTest {
         /** Request code to the broker's reason, for every kind of request refused. */
         Map<Integer, String> refusals() {
             return Map.copyOf(refused);
+        }
+    }
+
+    /** One run of {@code rmq-rebalance inspect --json} against the cluster: exit status, stdout, stderr. */
+    private static final class Inspect {
+        final int exit;
+        final String out;
+        final String err;
+
+        private Inspect(int exit, String out, String err) {
+            this.exit = exit;
+            this.out = out;
+            this.err = err;
+        }
+
+        /**
+         * The CLI is tests/e2e/run/java.sh's build ({@code -Drmq.rebalance.cli}), or the
+         * workspace's debug build when the test runs on its own ({@code cargo build -p rocketmq-rebalance-cli}).
+         */
+        static Inspect run(LocalCluster cluster, String group, String accessKey, String secretKey) throws Exception {
+            String cli = System.getProperty("rmq.rebalance.cli", new File("../../../target/debug/rmq-rebalance").getAbsolutePath());
+            List<String> cmd = new ArrayList<>(List.of(cli, "inspect", "--namesrv", cluster.namesrvAddr(), "--group", group, "--json"));
+            if (accessKey != null) {
+                cmd.add("--access-key");
+                cmd.add(accessKey);
+            }
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            pb.environment().remove("RMQ_REBALANCE_SECRET_KEY");
+            if (secretKey != null) {
+                pb.environment().put("RMQ_REBALANCE_SECRET_KEY", secretKey);
+            }
+            File errFile = File.createTempFile("inspect", ".err");
+            try {
+                Process p = pb.redirectError(errFile).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    throw new AssertionError("inspect did not end within 120 s");
+                }
+                return new Inspect(p.exitValue(), out, Files.readString(errFile.toPath()));
+            } finally {
+                errFile.delete();
+            }
         }
     }
 }
