@@ -219,8 +219,26 @@ impl ConsumeView {
     /// current and not dropped, and for orderly queues the lock was renewed within
     /// `lock_valid_ms`.
     pub fn is_consumable(&self, queue: &MessageQueue, generation: u64, now_ms: u64) -> bool {
-        self.flags(queue, generation)
-            .is_some_and(|f| !f.dropped() && (!self.inner.locks_queues || (f.locked() && now_ms.saturating_sub(f.last_lock_ms()) <= self.inner.lock_valid_ms)))
+        self.consumable_until(queue, generation).is_some_and(|until| now_ms <= until)
+    }
+
+    /// Until when (ms, inclusive) [`is_consumable`](Self::is_consumable) stays true for state
+    /// `generation` if nothing else changes: the lock's renewal time plus `lock_valid_ms` for
+    /// orderly queues, `u64::MAX` for the others; `None` when it is false at any time (no such
+    /// state, dropped, or not locked). A consume service may keep the answer and ask again only
+    /// once that time has passed, provided it also stops at [`Host::stop_pull`](super::Host::stop_pull),
+    /// which the engine calls before it tries the consume lock of a state it drops. Only safe
+    /// semantics drop every state whose lock is refused; under Java's, a refused renewal leaves the
+    /// state undropped and unlocked, and only this call or `is_consumable` sees it.
+    pub fn consumable_until(&self, queue: &MessageQueue, generation: u64) -> Option<u64> {
+        let f = self.flags(queue, generation)?;
+        if f.dropped() {
+            return None;
+        }
+        if !self.inner.locks_queues {
+            return Some(u64::MAX);
+        }
+        f.locked().then(|| f.last_lock_ms().saturating_add(self.inner.lock_valid_ms))
     }
 
     /// Records a pull of `queue` (state `generation`), which keeps a push queue from expiring.

@@ -547,3 +547,30 @@ fn a_locks_lost_after_a_blip_keeps_a_protected_handoff_protected() {
     assert_eq!(done.released.len(), 1);
     assert_eq!(host.calls("unlock"), ["unlock b b:0"], "given back once the call ended");
 }
+
+/// The answer a consume service may keep (the Java consumer asks once per lock renewal, not once
+/// per call): `consumable_until` is the renewal time plus `lock_valid_ms` (30 s by default), agrees
+/// with `is_consumable` at and after that end, moves on with each renewal, and is `None` for a
+/// dropped state; under safe semantics a refused renewal drops the state and calls `stop_pull`
+/// first, so a service that stops there and asks again at the end never consumes what
+/// `is_consumable` would refuse.
+#[test]
+fn consumable_until_is_where_is_consumable_turns_false_and_a_drop_stops_the_pull_first() {
+    for semantics in BOTH {
+        let (mut r, mut host, qs) = orderly(semantics, 1);
+        let view = r.consume_view();
+        assert_eq!(view.consumable_until(&qs[0], 1), Some(30_000));
+        assert!(view.is_consumable(&qs[0], 1, 30_000) && !view.is_consumable(&qs[0], 1, 30_001));
+        assert_eq!(view.consumable_until(&qs[0], 2), None, "another generation");
+        r.lock_all(20_000, &mut host).unwrap();
+        assert_eq!(view.consumable_until(&qs[0], 1), Some(50_000), "renewed at 20 s");
+        host.refuse_lock.insert(qs[0].clone());
+        r.lock_all(40_000, &mut host).unwrap();
+        assert!(!view.is_consumable(&qs[0], 1, 40_000));
+        assert_eq!(view.consumable_until(&qs[0], 1), None, "{semantics:?}: refused");
+        match semantics {
+            Semantics::Safe => assert_eq!(host.calls("stop"), ["stop b:0 g1"], "the drop told the host"),
+            Semantics::Java => assert!(host.calls("stop").is_empty(), "Java keeps the state: only asking shows the refusal"),
+        }
+    }
+}

@@ -347,6 +347,26 @@ pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_isConsum
     })
 }
 
+/// `long consumableUntil(long id, String topic, String broker, int queueId, long generation)`:
+/// until when `isConsumable` stays true (ms, inclusive; `Long.MAX_VALUE` for no limit), -1 when it
+/// is false at any time. Never waits for a running round.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocketmqrebalance_internal_Native_consumableUntil<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    id: jlong,
+    topic: JString<'l>,
+    broker: JString<'l>,
+    queue_id: jint,
+    generation: jlong,
+) -> jlong {
+    boundary(&mut env, -1, |env| {
+        let q = queue_in(env, &topic, &broker, queue_id)?;
+        let until = registry::get(id)?.session.view().consumable_until(&q, generation as u64);
+        Ok(until.map_or(-1, |t| jlong::try_from(t).unwrap_or(jlong::MAX)))
+    })
+}
+
 /// `boolean recordPull(long id, String topic, String broker, int queueId, long generation, long
 /// nowMs)`: never waits for a running round.
 #[no_mangle]

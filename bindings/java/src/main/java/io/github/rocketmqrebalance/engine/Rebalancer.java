@@ -155,6 +155,20 @@ public final class Rebalancer implements AutoCloseable {
         return Native.isConsumable(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), generation, nowMs);
     }
 
+    /**
+     * Until when (ms, inclusive) {@link #isConsumable} stays true for state {@code generation} if
+     * nothing else changes: the lock's last renewal plus its validity for orderly queues,
+     * {@code Long.MAX_VALUE} for the others; -1 when it is false at any time (no such state,
+     * dropped, not locked). A consume service may keep the answer and ask again only once that
+     * time has passed, if it also stops at {@link RebalanceHost#stopPull}, which the engine calls
+     * before it tries the consume lock of a state it drops. Only SAFE semantics drop every state
+     * whose lock renewal is refused; under JAVA semantics ask {@link #isConsumable} each time.
+     * Never waits for a round.
+     */
+    public long consumableUntil(MessageQueue mq, long generation) {
+        return Native.consumableUntil(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), generation);
+    }
+
     /** Records a pull of state {@code generation}; false when that state is gone (stop pulling). Never waits for a round. */
     public boolean recordPull(MessageQueue mq, long generation, long nowMs) {
         return Native.recordPull(id, mq.getTopic(), mq.getBrokerName(), mq.getQueueId(), generation, nowMs);

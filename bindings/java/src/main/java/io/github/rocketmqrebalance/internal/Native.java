@@ -94,6 +94,8 @@ public final class Native {
 
     public static native boolean isConsumable(long id, String topic, String broker, int queueId, long generation, long nowMs);
 
+    public static native long consumableUntil(long id, String topic, String broker, int queueId, long generation);
+
     public static native boolean recordPull(long id, String topic, String broker, int queueId, long generation, long nowMs);
 
     public static native long generation(long id, String topic, String broker, int queueId);

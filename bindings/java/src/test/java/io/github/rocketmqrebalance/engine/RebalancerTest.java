@@ -82,6 +82,9 @@ class RebalancerTest {
             assertFalse(r.generation(q(2)).isPresent());
             assertTrue(r.isConsumable(q(0), 1, 2_000));
             assertFalse(r.isConsumable(q(2), 3, 2_000));
+            // Concurrent queues have no lock to lapse; a released one is never consumable.
+            assertEquals(Long.MAX_VALUE, r.consumableUntil(q(0), 1));
+            assertEquals(-1L, r.consumableUntil(q(2), 3));
         }
     }
 
@@ -110,8 +113,13 @@ class RebalancerTest {
             assertFalse(report.balanced);
             assertTrue(host.callsOf("scheduleRebalance").contains("500"), host.calls.toString());
             assertEquals(Boolean.TRUE, r.held().get(q(0)).locked);
+            // Locked at 1 s, valid for the engine's default 30 s, and again from each renewal.
+            long g0 = r.held().get(q(0)).generation;
+            assertEquals(31_000L, r.consumableUntil(q(0), g0));
+            assertTrue(r.isConsumable(q(0), g0, 31_000) && !r.isConsumable(q(0), g0, 31_001));
 
             LockReport renewal = r.lockAll(2_000, host);
+            assertEquals(32_000L, r.consumableUntil(q(0), g0));
             assertEquals(Arrays.asList(q(0), q(2), q(3)), renewal.renewed);
             assertTrue(renewal.lost.isEmpty());
 
@@ -119,6 +127,7 @@ class RebalancerTest {
             LockReport lost = r.lockAll(3_000, host);
             assertEquals(Collections.singletonList(q(2)), lost.lost);
             assertFalse(r.isConsumable(q(2), r.held().get(q(2)).generation, 3_000));
+            assertEquals(-1L, r.consumableUntil(q(2), r.held().get(q(2)).generation));
         }
     }
 
@@ -283,6 +292,7 @@ class RebalancerTest {
         IllegalStateException e = assertThrows(IllegalStateException.class, r::held);
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
         assertThrows(IllegalStateException.class, () -> r.isConsumable(q(0), 1, 0));
+        assertThrows(IllegalStateException.class, () -> r.consumableUntil(q(0), 1));
     }
 
     @Test

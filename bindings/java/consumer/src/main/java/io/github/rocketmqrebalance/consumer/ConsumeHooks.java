@@ -31,11 +31,14 @@ final class ConsumeHooks {
 
     private final List<ConsumeMessageHook> hooks;
     private final String group;
+    private final String namespace;
     private final AccessChannel accessChannel;
 
-    ConsumeHooks(List<ConsumeMessageHook> hooks, String group, AccessChannel accessChannel) {
+    /** For {@code group} as the broker knows it, within {@code namespace} (null: none), as the push consumer's context says them. */
+    ConsumeHooks(List<ConsumeMessageHook> hooks, String group, String namespace, AccessChannel accessChannel) {
         this.hooks = hooks;
         this.group = group;
+        this.namespace = namespace;
         this.accessChannel = accessChannel;
     }
 
@@ -46,6 +49,7 @@ final class ConsumeHooks {
         }
         ConsumeMessageContext context = new ConsumeMessageContext();
         context.setConsumerGroup(group);
+        context.setNamespace(namespace);
         context.setMq(mq);
         context.setMsgList(messages);
         context.setSuccess(false);

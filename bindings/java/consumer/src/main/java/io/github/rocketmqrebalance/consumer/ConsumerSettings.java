@@ -14,6 +14,7 @@ import org.apache.rocketmq.client.consumer.MessageSelector;
 import org.apache.rocketmq.client.hook.ConsumeMessageHook;
 import org.apache.rocketmq.common.UtilAll;
 import org.apache.rocketmq.remoting.RPCHook;
+import org.apache.rocketmq.remoting.protocol.NamespaceUtil;
 
 /**
  * Every setting of a {@link SafeOrderlyConsumer}, each checked when it is given (a bad value is
@@ -54,6 +55,12 @@ final class ConsumerSettings {
     /** Message tracing: on, and the topic (null: the client's default). */
     final boolean enableMsgTrace;
     final String traceTopic;
+    /**
+     * The namespace the group and topics carry on the wire ({@code ClientConfig.getNamespace()}
+     * when the consumer starts: set by {@code setNamespace}, or read from an instance endpoint
+     * name-server address), or null for none.
+     */
+    String namespace;
     /** Registered consume hooks, in order. */
     final List<ConsumeMessageHook> hooks = new CopyOnWriteArrayList<>();
 
@@ -69,6 +76,18 @@ final class ConsumerSettings {
         this.rpcHook = rpcHook;
         this.enableMsgTrace = enableMsgTrace;
         this.traceTopic = traceTopic == null || traceTopic.isEmpty() ? null : traceTopic;
+    }
+
+    /** The group as the broker knows it: {@code <namespace>%<group>} within a namespace, as the push consumer's after its start. */
+    String wireGroup() {
+        return NamespaceUtil.wrapNamespace(namespace, group);
+    }
+
+    /** The subscribed topics as the broker knows them, in order, each with its filter. */
+    Map<String, MessageSelector> wireTopics() {
+        Map<String, MessageSelector> wired = new LinkedHashMap<>();
+        topics.forEach((topic, selector) -> wired.put(NamespaceUtil.wrapNamespace(namespace, topic), selector));
+        return wired;
     }
 
     void hook(ConsumeMessageHook hook) {

@@ -11,6 +11,7 @@ import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import io.github.rocketmqrebalance.engine.RebalanceConfig;
 import io.github.rocketmqrebalance.engine.Rebalancer;
 
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyContext;
@@ -45,6 +46,10 @@ final class ListenerCalls {
         final long generation;
         volatile long next;
         volatile long suspendedUntilMs;
+        /** Set by {@link #stop} when the engine drops this state, before it tries the consume lock. */
+        volatile boolean stopped;
+        /** The engine's last {@code consumableUntil} answer (touched under the consume lock only; none yet: MIN_VALUE). */
+        long consumableUntilMs = Long.MIN_VALUE;
         /** Failed attempts per offset at or past {@code next} (touched under the consume lock only). */
         final Map<Long, Integer> failures = new java.util.HashMap<>();
 
@@ -70,6 +75,10 @@ final class ListenerCalls {
     private final Map<MessageQueue, Position> positions = new ConcurrentHashMap<>();
     private final QueuePuller puller;
     private final QueueWorkers workers;
+    /** The topic names the listener sees. */
+    private final ListenerTopics topics;
+    /** Whether {@link #consumable} may keep the engine's answer (safe semantics drop every state whose lock is refused). */
+    private final boolean keepsLockAnswers;
     /** The wait after a failed call, from the context's own ({@link ConsumerSettings#suspendAfterFailure}). */
     private final java.util.function.LongUnaryOperator suspendAfterFailure;
 
@@ -94,6 +103,8 @@ final class ListenerCalls {
         this.statistics = statistics;
         this.hooks = hooks;
         this.suspendAfterFailure = settings::suspendAfterFailure;
+        this.keepsLockAnswers = settings.semantics == RebalanceConfig.Semantics.SAFE;
+        this.topics = new ListenerTopics(settings.wireGroup(), settings.namespace);
         this.puller = new QueuePuller(wire, settings.group, this::fetched, clock, settings.pullBatchSize, settings.pullIntervalMs, rebalancer::recordPull);
         this.workers = new QueueWorkers(this::consume, puller, settings);
     }
@@ -130,6 +141,7 @@ final class ListenerCalls {
         if (p == null || p.generation != generation) {
             return;
         }
+        p.stopped = true;
         positions.remove(mq, p);
         puller.stop(mq, generation);
         workers.forget(mq);
@@ -167,7 +179,7 @@ final class ListenerCalls {
             }
             for (int from = 0; from < fresh.size(); from += batchMax) {
                 // False as well when the queue's current state is another generation than this one.
-                if (!rebalancer.isConsumable(mq, p.generation, clock.getAsLong())) {
+                if (!consumable(mq, p)) {
                     return;
                 }
                 List<MessageExt> call = fresh.subList(from, Math.min(fresh.size(), from + batchMax));
@@ -193,12 +205,33 @@ final class ListenerCalls {
             // nothing, and the position (the offset committed) moves past it, as the push
             // consumer's does when a pull finds no message for the filter.
             if (coveredFrom >= 0 && coveredFrom <= p.next && p.next < coveredTo && brokerOpen.test(mq.getBrokerName())
-                && rebalancer.isConsumable(mq, p.generation, clock.getAsLong())) {
+                && consumable(mq, p)) {
                 advance(mq, p, coveredTo);
             }
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * The engine's {@code isConsumable} for the next call, without a JNI call per message: a state
+     * the engine drops is seen at once through {@link #stop} (the engine stops the pull before it
+     * tries the consume lock this thread holds), and the lock's validity, which only a renewal
+     * extends, is asked again once the engine's last answer has run out. Under JAVA semantics a
+     * refused renewal drops nothing, so every call asks.
+     */
+    private boolean consumable(MessageQueue mq, Position p) {
+        long now = clock.getAsLong();
+        if (!keepsLockAnswers) {
+            return rebalancer.isConsumable(mq, p.generation, now);
+        }
+        if (p.stopped) {
+            return false;
+        }
+        if (now > p.consumableUntilMs) {
+            p.consumableUntilMs = rebalancer.consumableUntil(mq, p.generation);
+        }
+        return now <= p.consumableUntilMs;
     }
 
     /**
@@ -226,6 +259,7 @@ final class ListenerCalls {
     /** One listener call; true when the queue goes on (it succeeded, or its messages went to the dead-letter queue). */
     private boolean call(MessageQueue mq, Position p, List<MessageExt> call) {
         ConsumeOrderlyContext context = new ConsumeOrderlyContext(mq);
+        topics.reset(call);
         ConsumeOrderlyStatus status;
         boolean threw = false;
         List<MessageExt> messages = Collections.unmodifiableList(call);

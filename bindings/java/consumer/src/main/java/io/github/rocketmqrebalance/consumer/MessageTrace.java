@@ -27,10 +27,16 @@ final class MessageTrace {
         this.dispatcher = dispatcher;
     }
 
-    /** A dispatcher for {@code group}'s consume records to {@code traceTopic} (null: the default, {@code RMQ_SYS_TRACE_TOPIC}). */
-    static MessageTrace create(String group, String traceTopic, RPCHook rpcHook, boolean useTLS) {
+    /**
+     * A dispatcher for {@code group}'s consume records to {@code traceTopic} (null: the default,
+     * {@code RMQ_SYS_TRACE_TOPIC}), its producer with the consumer's TLS and namespaceV2 (null: none).
+     */
+    static MessageTrace create(String group, String traceTopic, RPCHook rpcHook, boolean useTLS, String namespaceV2) {
         AsyncTraceDispatcher d = construct(group, traceTopic, rpcHook);
         d.getTraceProducer().setUseTLS(useTLS);
+        if (namespaceV2 != null) {
+            NamespaceV2.set(d, namespaceV2);
+        }
         return new MessageTrace(d);
     }
 

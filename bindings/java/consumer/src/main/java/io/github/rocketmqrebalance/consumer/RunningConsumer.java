@@ -32,6 +32,7 @@ import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.impl.MQClientManager;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.protocol.NamespaceUtil;
 import org.apache.rocketmq.remoting.protocol.body.ConsumeStatus;
 import org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData;
 
@@ -74,10 +75,10 @@ final class RunningConsumer {
      */
     static RunningConsumer start(DefaultLitePullConsumer puller, ConsumerSettings settings, MessageListenerOrderly listener, boolean suspended)
         throws MQClientException {
-        Map<String, SubscriptionData> subscriptions = GroupSubscriptions.of(settings.group, settings.topics);
+        Map<String, SubscriptionData> subscriptions = GroupSubscriptions.of(settings.wireGroup(), settings.wireTopics());
         GroupSubscriptions.prepare(puller);
         puller.start();
-        GroupSubscriptions.register(puller, settings.topics, new ArrayList<>(subscriptions.keySet()));
+        GroupSubscriptions.register(puller, settings.wireTopics(), new ArrayList<>(subscriptions.keySet()));
         RunningConsumer running = new RunningConsumer(puller, settings, listener, subscriptions);
         if (suspended) {
             running.calls.suspend(); // before the first round dispatches a queue
@@ -92,7 +93,8 @@ final class RunningConsumer {
         this.settings = settings;
         this.consumed = new ArrayList<>(subscriptions.keySet());
         this.client = MQClientManager.getInstance().getOrCreateMQClientInstance(puller);
-        String group = settings.group;
+        // Every request names the group and topics as the broker knows them (namespaced, if so).
+        String group = settings.wireGroup();
         this.offsets = new RemoteBrokerOffsetStore(client, group);
         RebalanceConfig.Builder config = RebalanceConfig.builder(group, client.getClientId()).orderly(true).semantics(settings.semantics)
             .consumeFrom(settings.consumeFrom).consumeTimestampMs(settings.consumeTimestampMs());
@@ -104,12 +106,13 @@ final class RunningConsumer {
         this.rebalanceThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-rebalance-" + group));
         this.watch = new BrokerWatch(broker -> ClientHost.bootTimestamp(client, broker), broker -> schedule(() -> brokerRestarted(broker), 0));
         List<ConsumeMessageHook> hooks = new ArrayList<>(settings.hooks);
-        this.trace = settings.enableMsgTrace ? MessageTrace.create(group, settings.traceTopic, settings.rpcHook, puller.isUseTLS()) : null;
+        this.trace = settings.enableMsgTrace ? MessageTrace.create(settings.group, settings.traceTopic, settings.rpcHook, puller.isUseTLS(),
+            NamespaceV2.get(puller)) : null;
         if (trace != null) {
             hooks.add(trace.hook());
         }
         this.calls = new ListenerCalls(listener, rebalancer, offsets, consumeLocks, SafeOrderlyConsumer::nowMs, watch::open, settings,
-            new DeadLetters(client, group), statistics, new ConsumeHooks(hooks, group, puller.getAccessChannel()),
+            new DeadLetters(client, group), statistics, new ConsumeHooks(hooks, group, settings.namespace, puller.getAccessChannel()),
             QueuePuller.over(client, group, subscriptions, puller.getBrokerSuspendMaxTimeMillis(), puller.getConsumerTimeoutMillisWhenSuspend()));
         this.host = new ClientHost(client, group, offsets, calls, consumeLocks, delay -> schedule(this::round, delay));
         this.commits = new OffsetCommits(rebalancer, host, offsets, SafeOrderlyConsumer::nowMs);
@@ -127,8 +130,8 @@ final class RunningConsumer {
                 LOG.log(Level.WARNING, "the trace dispatcher did not start; consumption goes on untraced, as Java's", e);
             }
         }
-        IdsChangedNotice.listen(client, settings.group, () -> schedule(this::round, 0));
-        RunningInfo.install(client, settings.group, settings.strategy, settings.inForce(), () -> stopping ? null : new RunningInfo.State() {
+        IdsChangedNotice.listen(client, settings.wireGroup(), () -> schedule(this::round, 0));
+        RunningInfo.install(client, settings.wireGroup(), settings.strategy, settings.inForce(), () -> stopping ? null : new RunningInfo.State() {
             @Override
             public Map<MessageQueue, QueueState> held() {
                 return rebalancer.held();
@@ -227,6 +230,18 @@ final class RunningConsumer {
         }
     }
 
+    /**
+     * The queues as the broker knows them: within a namespace, the lite-pull consumer answers
+     * {@code fetchMessageQueues} with the namespace taken off each queue's topic.
+     */
+    private List<MessageQueue> wire(Collection<MessageQueue> fetched) {
+        List<MessageQueue> queues = new ArrayList<>(fetched.size());
+        for (MessageQueue q : fetched) {
+            queues.add(new MessageQueue(NamespaceUtil.wrapNamespace(settings.namespace, q.getTopic()), q.getBrokerName(), q.getQueueId()));
+        }
+        return queues;
+    }
+
     /** One round over every subscribed topic; a failure is logged and the next round repairs it. */
     private void round() {
         unlessStopping(() -> {
@@ -235,11 +250,11 @@ final class RunningConsumer {
                 List<MessageQueue> queues = null;
                 try {
                     Collection<MessageQueue> fetched = puller.fetchMessageQueues(topic);
-                    queues = fetched == null ? null : new ArrayList<>(fetched);
+                    queues = fetched == null ? null : wire(fetched);
                 } catch (MQClientException routeUnknown) {
                     LOG.log(Level.FINE, "no route for " + topic, routeUnknown);
                 }
-                views.put(topic, new TopicView(queues, client.findConsumerIdList(topic, settings.group)));
+                views.put(topic, new TopicView(queues, client.findConsumerIdList(topic, settings.wireGroup())));
             }
             boolean again = false;
             for (RoundReport report : rebalancer.rebalanceAll(views, SafeOrderlyConsumer.nowMs(), host)) {

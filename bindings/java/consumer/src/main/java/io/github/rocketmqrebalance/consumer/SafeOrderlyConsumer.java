@@ -109,6 +109,39 @@ public class SafeOrderlyConsumer {
         return puller.isVipChannelEnabled();
     }
 
+    /**
+     * The namespace, as {@code ClientConfig.setNamespace} (deprecated there since 5.2 for
+     * {@link #setNamespaceV2}, as here): the group and every subscribed topic carry it on the wire
+     * ({@code <namespace>%<name>}, the retry topic {@code %RETRY%<namespace>%<group>}), and the
+     * listener and hooks see the topics without it, as the push consumer's do. Read once, at
+     * {@link #start()}; subscribe with the plain topic names. Without one, a name server address
+     * of an instance endpoint gives it, as in Java.
+     */
+    @Deprecated
+    @SuppressWarnings("deprecation")
+    public void setNamespace(String namespace) {
+        puller.setNamespace(namespace);
+    }
+
+    @Deprecated
+    @SuppressWarnings("deprecation")
+    public String getNamespace() {
+        return puller.getNamespace();
+    }
+
+    /**
+     * The namespace as rocketmq-client 5.2+ sends it: every request of the client instance carries
+     * it in its {@code ns} header field (the client's own {@code NamespaceRpcHook}), for the servers
+     * that read it; names are not wrapped. On an older client, refused.
+     */
+    public void setNamespaceV2(String namespaceV2) {
+        NamespaceV2.set(puller, namespaceV2);
+    }
+
+    public String getNamespaceV2() {
+        return NamespaceV2.get(puller);
+    }
+
     /** The hook signing every request, as given to the constructor (null: none). */
     public RPCHook getRpcHook() {
         return settings.rpcHook;
@@ -417,7 +450,13 @@ public class SafeOrderlyConsumer {
         if (running != null || stopped) {
             throw new IllegalStateException("this consumer was started already; build a new one");
         }
+        settings.namespace = namespaceOnTheWire();
         running = RunningConsumer.start(puller, settings, listener, suspended);
+    }
+
+    @SuppressWarnings("deprecation")
+    private String namespaceOnTheWire() {
+        return puller.getNamespace();
     }
 
     /** {@link #shutdown(long)} waiting up to 60 s. */

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class ConsumeHooksTest {
     private static final MessageQueue MQ = new MessageQueue("T", "broker-a", 3);
 
-    /** Records what each call showed it: "before:<group>:<queueId>:<n>:<success>", "after:<status>:<type>:<success>:<channel>". */
+    /** Records what each call showed it: "before:<group>:<namespace>:<queueId>:<n>:<success>", "after:<status>:<type>:<success>:<channel>". */
     private static final class Recording implements ConsumeMessageHook {
         final List<String> seen = new ArrayList<>();
 
@@ -38,7 +38,7 @@ class ConsumeHooksTest {
 
         @Override
         public void consumeMessageBefore(ConsumeMessageContext c) {
-            seen.add("before:" + c.getConsumerGroup() + ":" + c.getMq().getQueueId() + ":" + c.getMsgList().size() + ":" + c.isSuccess());
+            seen.add("before:" + c.getConsumerGroup() + ":" + c.getNamespace() + ":" + c.getMq().getQueueId() + ":" + c.getMsgList().size() + ":" + c.isSuccess());
         }
 
         @Override
@@ -77,7 +77,7 @@ class ConsumeHooksTest {
     @Test
     void eachCallIsSeenBeforeAndAfterAsJavasOrderlyConsumerShowsIt() {
         Recording recording = new Recording();
-        ConsumeHooks hooks = new ConsumeHooks(Arrays.asList(new Throwing(), recording), "GID_HOOKS", AccessChannel.LOCAL);
+        ConsumeHooks hooks = new ConsumeHooks(Arrays.asList(new Throwing(), recording), "NS_A%GID_HOOKS", "NS_A", AccessChannel.LOCAL);
         List<MessageExt> two = Arrays.asList(new MessageExt(), new MessageExt());
         ConsumeMessageContext ok = hooks.before(MQ, two);
         hooks.after(ok, ConsumeOrderlyStatus.SUCCESS, false, 5);
@@ -88,9 +88,9 @@ class ConsumeHooksTest {
         // 5.1.0's contexts have no access channel (its own consumer sets none); later ones carry it.
         String channel = ConsumeHooks.reportsAccessChannel() ? "LOCAL" : "null";
         assertEquals(Arrays.asList(
-            "before:GID_HOOKS:3:2:false", "after:SUCCESS:SUCCESS:true:" + channel,
-            "before:GID_HOOKS:3:2:false", "after:SUSPEND_CURRENT_QUEUE_A_MOMENT:FAILED:false:" + channel,
-            "before:GID_HOOKS:3:2:false", "after:SUSPEND_CURRENT_QUEUE_A_MOMENT:EXCEPTION:false:" + channel), recording.seen);
+            "before:NS_A%GID_HOOKS:NS_A:3:2:false", "after:SUCCESS:SUCCESS:true:" + channel,
+            "before:NS_A%GID_HOOKS:NS_A:3:2:false", "after:SUSPEND_CURRENT_QUEUE_A_MOMENT:FAILED:false:" + channel,
+            "before:NS_A%GID_HOOKS:NS_A:3:2:false", "after:SUSPEND_CURRENT_QUEUE_A_MOMENT:EXCEPTION:false:" + channel), recording.seen);
         assertSame(two, ok.getMsgList());
     }
 
@@ -107,7 +107,7 @@ class ConsumeHooksTest {
 
     @Test
     void withoutHooksNoContextIsBuilt() {
-        ConsumeHooks none = new ConsumeHooks(Collections.emptyList(), "GID_HOOKS", AccessChannel.LOCAL);
+        ConsumeHooks none = new ConsumeHooks(Collections.emptyList(), "GID_HOOKS", null, AccessChannel.LOCAL);
         ConsumeMessageContext c = none.before(MQ, Collections.singletonList(new MessageExt()));
         assertNull(c);
         none.after(null, ConsumeOrderlyStatus.SUCCESS, false, 0); // nothing to tell, nothing thrown

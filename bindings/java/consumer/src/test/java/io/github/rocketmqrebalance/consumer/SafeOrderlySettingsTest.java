@@ -135,4 +135,20 @@ class SafeOrderlySettingsTest {
             }
         };
     }
+
+    /** namespaceV2 arrived in rocketmq-client 5.2: on the client the tests run with, kept; before it, refused by name. */
+    @Test
+    void namespaceV2IsKeptOnClientsThatHaveItAndRefusedOnOlderOnes() {
+        SafeOrderlyConsumer c = new SafeOrderlyConsumer("GID_NS");
+        boolean clientHasIt = java.util.Arrays.stream(org.apache.rocketmq.client.ClientConfig.class.getMethods())
+            .anyMatch(m -> m.getName().equals("setNamespaceV2"));
+        if (clientHasIt) {
+            c.setNamespaceV2("NS_V2");
+            assertEquals("NS_V2", c.getNamespaceV2());
+        } else {
+            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> c.setNamespaceV2("NS_V2"));
+            assertEquals(true, e.getMessage().contains("5.2 or later"), e.getMessage());
+            assertEquals(null, c.getNamespaceV2());
+        }
+    }
 }

@@ -54,6 +54,7 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
      * The stand-in for {@code original}, or an {@link IllegalStateException} naming {@code key} when
      * the listener asks for something {@link SafeOrderlyConsumer} does not do.
      */
+    @SuppressWarnings("deprecation") // setNamespace, deprecated as ClientConfig's
     static SafeOrderlyListenerContainer replacing(DefaultRocketMQListenerContainer original, NativeStrategy strategy, String key, Environment env) {
         String group = original.getConsumerGroup();
         RocketMQMessageListener anno = original.getRocketMQMessageListener();
@@ -64,8 +65,6 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
             refused = "its messageModel is " + original.getMessageModel();
         } else if (original.getRocketMQListener() == null) {
             refused = "it is a RocketMQReplyListener";
-        } else if (notEmpty(original.getNamespace()) || notEmpty(original.getNamespaceV2())) {
-            refused = "it sets a namespace";
         }
         if (refused != null) {
             throw new IllegalStateException(key + "=true cannot apply to the listener of group " + group + ": " + refused);
@@ -93,6 +92,14 @@ public final class SafeOrderlyListenerContainer extends DefaultRocketMQListenerC
         safe.setAccessChannel(stock.getAccessChannel());
         safe.setVipChannelEnabled(stock.isVipChannelEnabled());
         safe.setNamesrvAddr(stock.getNamesrvAddr());
+        // The listener's namespace (its own, or rocketmq.consumer.namespace / namespace-v2), as the
+        // stock container gives its consumer.
+        if (notEmpty(original.getNamespace())) {
+            safe.setNamespace(original.getNamespace());
+        }
+        if (notEmpty(original.getNamespaceV2())) {
+            safe.setNamespaceV2(original.getNamespaceV2());
+        }
         safe.setInstanceName(stock.getInstanceName());
         if (strategy != null) {
             safe.setStrategy(strategy);

@@ -93,7 +93,8 @@ class ListenerStrategiesTest {
 
     /** An orderly listener, with values of its own for what a safe-orderly container passes on. */
     @RocketMQMessageListener(topic = "T_D", consumerGroup = "GID_D", consumeMode = ConsumeMode.ORDERLY, maxReconsumeTimes = 3, consumeThreadNumber = 4,
-        consumeThreadMax = 6, awaitTerminationMillisWhenShutdown = 1500, enableMsgTrace = true, customizedTraceTopic = "${example.trace-topic:}")
+        consumeThreadMax = 6, awaitTerminationMillisWhenShutdown = 1500, enableMsgTrace = true, customizedTraceTopic = "${example.trace-topic:}",
+        namespace = "${example.namespace:}")
     static class ListenerD implements RocketMQListener<String> {
         @Override
         public void onMessage(String message) {
@@ -395,7 +396,7 @@ class ListenerStrategiesTest {
     }
 
     @Test
-    void aSafeOrderlyListenerSignsAndTracesAsTheStockContainersConsumerWould() {
+    void aSafeOrderlyListenerSignsTracesAndNamespacesAsTheStockContainersConsumerWould() {
         // No keys anywhere: unsigned, as rocketmq-spring's consumer; the annotation's tracing.
         runner.withPropertyValues("rocketmq.rebalance.groups.GID_D.safe-orderly=true").run(ctx -> {
             assertThat(ctx).hasNotFailed();
@@ -403,10 +404,11 @@ class ListenerStrategiesTest {
             assertThat(c.getRpcHook()).isNull();
             assertThat(c.isEnableMsgTrace()).isTrue();
             assertThat(c.getCustomizedTraceTopic()).isNull();
+            assertThat(c.getNamespaceV2()).isNull();
         });
         // The annotation's default keys are rocketmq-spring's global consumer properties.
         runner.withPropertyValues("rocketmq.rebalance.groups.GID_D.safe-orderly=true", "rocketmq.consumer.access-key=AK_D",
-            "rocketmq.consumer.secret-key=SK_D", "example.trace-topic=TRACE_D").run(ctx -> {
+            "rocketmq.consumer.secret-key=SK_D", "example.trace-topic=TRACE_D", "example.namespace=NS_D").run(ctx -> {
             assertThat(ctx).hasNotFailed();
             SafeOrderlyListenerContainer d = safe(ctx, "GID_D");
             SafeOrderlyConsumer c = d.getSafeOrderlyConsumer();
@@ -415,6 +417,11 @@ class ListenerStrategiesTest {
             assertThat(keys.getAccessKey()).isEqualTo("AK_D");
             assertThat(keys.getSecretKey()).isEqualTo("SK_D");
             assertThat(c.getCustomizedTraceTopic()).isEqualTo("TRACE_D");
+            // The listener's namespace too (the stock container gives its consumer the same).
+            assertThat(d.getOriginal().getNamespace()).isEqualTo("NS_D");
+            @SuppressWarnings("deprecation")
+            String namespace = c.getNamespace();
+            assertThat(namespace).isEqualTo("NS_D");
             // The channels as the stock container set them on its consumer (a signing one turns the
             // VIP channel off; rocketmq-spring 2.3.5 leaves a listener's access channel LOCAL).
             DefaultMQPushConsumer stock = d.getOriginal().getConsumer();
