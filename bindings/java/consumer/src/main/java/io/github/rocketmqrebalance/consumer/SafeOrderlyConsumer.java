@@ -226,7 +226,9 @@ public class SafeOrderlyConsumer {
      * offsets are committed again and the engine is told the locks are lost, before any call begins
      * on the new broker. Without it, the restart reaches the engine only through the next lock
      * renewal, up to {@link #setRebalanceIntervalMillis} later, while the client-side lease lets
-     * calls go on. One read-only admin request per broker and interval (docs/java.md).
+     * calls go on. One read-only admin request per broker and interval (docs/java.md), which a 5.x
+     * broker answers by counting its whole timer wheel: about a tenth of the samples in the engine's
+     * runs of the throughput benchmark (docs/benchmarks.md).
      */
     public void setBrokerWatchIntervalMillis(long ms) {
         settings.brokerWatchIntervalMs(ms);
