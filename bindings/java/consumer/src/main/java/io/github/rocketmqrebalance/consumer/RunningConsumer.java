@@ -24,6 +24,7 @@ import io.github.rocketmqrebalance.engine.RoundReport;
 import io.github.rocketmqrebalance.engine.TopicView;
 
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.consumer.MessageSelector;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.client.consumer.store.OffsetStore;
 import org.apache.rocketmq.client.consumer.store.RemoteBrokerOffsetStore;
@@ -58,6 +59,8 @@ final class RunningConsumer {
     private final ConsumeStatistics statistics;
     private final BrokerWatch watch;
     private final ListenerCalls calls;
+    /** The group as the broker knows it (namespaced, if so). */
+    private final String group;
     private final ClientHost host;
     private final OffsetCommits commits;
     /** Message tracing, or null. */
@@ -75,10 +78,11 @@ final class RunningConsumer {
      */
     static RunningConsumer start(DefaultLitePullConsumer puller, ConsumerSettings settings, MessageListenerOrderly listener, boolean suspended)
         throws MQClientException {
-        Map<String, SubscriptionData> subscriptions = GroupSubscriptions.of(settings.wireGroup(), settings.wireTopics());
+        Map<String, MessageSelector> topics = settings.wireTopics();
+        Map<String, SubscriptionData> subscriptions = GroupSubscriptions.of(settings.wireGroup(), topics);
         GroupSubscriptions.prepare(puller);
         puller.start();
-        GroupSubscriptions.register(puller, settings.wireTopics(), new ArrayList<>(subscriptions.keySet()));
+        GroupSubscriptions.register(puller, topics, new ArrayList<>(subscriptions.keySet()));
         RunningConsumer running = new RunningConsumer(puller, settings, listener, subscriptions);
         if (suspended) {
             running.calls.suspend(); // before the first round dispatches a queue
@@ -94,7 +98,7 @@ final class RunningConsumer {
         this.consumed = new ArrayList<>(subscriptions.keySet());
         this.client = MQClientManager.getInstance().getOrCreateMQClientInstance(puller);
         // Every request names the group and topics as the broker knows them (namespaced, if so).
-        String group = settings.wireGroup();
+        this.group = settings.wireGroup();
         this.offsets = new RemoteBrokerOffsetStore(client, group);
         RebalanceConfig.Builder config = RebalanceConfig.builder(group, client.getClientId()).orderly(true).semantics(settings.semantics)
             .consumeFrom(settings.consumeFrom).consumeTimestampMs(settings.consumeTimestampMs());
@@ -130,8 +134,8 @@ final class RunningConsumer {
                 LOG.log(Level.WARNING, "the trace dispatcher did not start; consumption goes on untraced, as Java's", e);
             }
         }
-        IdsChangedNotice.listen(client, settings.wireGroup(), () -> schedule(this::round, 0));
-        RunningInfo.install(client, settings.wireGroup(), settings.strategy, settings.inForce(), () -> stopping ? null : new RunningInfo.State() {
+        IdsChangedNotice.listen(client, group, () -> schedule(this::round, 0));
+        RunningInfo.install(client, group, settings.strategy, settings.inForce(), () -> stopping ? null : new RunningInfo.State() {
             @Override
             public Map<MessageQueue, QueueState> held() {
                 return rebalancer.held();
@@ -254,7 +258,7 @@ final class RunningConsumer {
                 } catch (MQClientException routeUnknown) {
                     LOG.log(Level.FINE, "no route for " + topic, routeUnknown);
                 }
-                views.put(topic, new TopicView(queues, client.findConsumerIdList(topic, settings.wireGroup())));
+                views.put(topic, new TopicView(queues, client.findConsumerIdList(topic, group)));
             }
             boolean again = false;
             for (RoundReport report : rebalancer.rebalanceAll(views, SafeOrderlyConsumer.nowMs(), host)) {

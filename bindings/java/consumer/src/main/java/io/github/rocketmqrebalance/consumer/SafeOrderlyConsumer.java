@@ -452,13 +452,8 @@ public class SafeOrderlyConsumer {
         if (running != null || stopped) {
             throw new IllegalStateException("this consumer was started already; build a new one");
         }
-        settings.namespace = namespaceOnTheWire();
+        settings.namespace = getNamespace();
         running = RunningConsumer.start(puller, settings, listener, suspended);
-    }
-
-    @SuppressWarnings("deprecation")
-    private String namespaceOnTheWire() {
-        return puller.getNamespace();
     }
 
     /** {@link #shutdown(long)} waiting up to 60 s. */
