@@ -13,38 +13,49 @@ import java.util.function.Consumer;
  * locks it had (its client-side lease says they are good for up to 30 s) may share a queue with
  * a client that has just locked it.
  *
- * <p>Each poll asks every broker of the held queues for its store's start time
- * ({@code bootTimestamp} of {@code GET_BROKER_RUNTIME_INFO}, a read-only admin request):
+ * <p>Each poll sends every broker of the held queues a cheap read-only request, and asks for its
+ * store's start time ({@code bootTimestamp} of {@code GET_BROKER_RUNTIME_INFO}) only when that
+ * request travelled on a connection other than the one of the last answer:
  * <ul>
  * <li>no answer: the broker is fenced. Consumption of its queues pauses (calls already running
  *     go on); nothing is released, since the broker may come back with its table intact;</li>
- * <li>the start time it answered before: a blip. The fence lifts and nothing else happens, so a
- *     blip never undoes a handoff in progress;</li>
+ * <li>the start time it answered before, or an answer on the connection that carried the last
+ *     one: a blip at most. The fence lifts and nothing else happens, so a blip never undoes a
+ *     handoff in progress;</li>
  * <li>another start time: a restart, confirmed. The fence stays and {@code onRestart} runs
  *     (commit the cached offsets, then tell the engine the locks are lost); the host lifts the
  *     fence with {@link #reopen} once the engine knows.</li>
  * </ul>
- * Why the start time and not a reconnected channel or a renewal: a reconnect happens after a
- * blip as well (the engine would give up queues whose handoff it is protecting), and a renewal
- * comes every 20 s, while the start time answers the question itself, within one poll.
- * A restart shorter than one poll is still caught (the start time changed); consumption during
- * that poll is the window this cannot close.
+ * Why a connection is enough to skip the start time: a TCP connection does not outlive the broker
+ * process at its other end, so an answer on the same connection comes from the same process, with
+ * its lock table. Why not the connection alone: a new connection follows a blip as well (the engine
+ * would give up queues whose handoff it is protecting), while the start time answers the question.
+ * Why not the start time on every poll: the broker computes its whole runtime info for it (the
+ * timer wheel is scanned), about a tenth of a busy broker's time at one request a second per
+ * client (docs/benchmarks.md). A restart shorter than one poll is still caught (its connection is
+ * new and its start time changed); consumption during that poll is the window this cannot close.
  */
 final class BrokerWatch {
-    /** The start time a broker answers; throws when it does not answer. */
-    interface BootTimes {
+    /** The requests a poll sends; each throws when the broker does not answer. */
+    interface Probe {
+        /** A cheap read-only request; returns the connection that carried it, compared by identity only. */
+        Object ping(String broker) throws Exception;
+
+        /** The start time of the broker's store. */
         long bootTimestamp(String broker) throws Exception;
     }
 
-    private final BootTimes bootTimes;
+    private final Probe probe;
     private final Consumer<String> onRestart;
     private final Map<String, Long> known = new ConcurrentHashMap<>();
+    /** The connection of each broker's last answer, and so of the start time in {@link #known}. */
+    private final Map<String, Object> connections = new ConcurrentHashMap<>();
     private final Set<String> fenced = ConcurrentHashMap.newKeySet();
     /** Confirmed restarts whose handling has not finished: a blip answer must not lift their fence. */
     private final Set<String> restarting = ConcurrentHashMap.newKeySet();
 
-    BrokerWatch(BootTimes bootTimes, Consumer<String> onRestart) {
-        this.bootTimes = bootTimes;
+    BrokerWatch(Probe probe, Consumer<String> onRestart) {
+        this.probe = probe;
         this.onRestart = onRestart;
     }
 
@@ -56,18 +67,28 @@ final class BrokerWatch {
     /** One poll of {@code brokers} (the brokers of the queues held now). */
     void poll(Collection<String> brokers) {
         known.keySet().retainAll(brokers);
+        connections.keySet().retainAll(brokers);
         for (String broker : brokers) {
+            Long before = known.get(broker);
             long boot;
             try {
-                boot = bootTimes.bootTimestamp(broker);
+                Object connection = probe.ping(broker);
+                if (before != null && connection == connections.get(broker)) {
+                    boot = before; // the same process answered
+                } else {
+                    connections.remove(broker);
+                    boot = probe.bootTimestamp(broker);
+                    connections.put(broker, connection);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception unreachable) {
+                connections.remove(broker);
                 fenced.add(broker);
                 continue;
             }
-            Long before = known.put(broker, boot);
+            known.put(broker, boot);
             if (before != null && before != boot) {
                 fenced.add(broker);
                 restarting.add(broker);

@@ -14,7 +14,6 @@ import org.apache.rocketmq.client.impl.FindBrokerResult;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.common.MixAll;
 import org.apache.rocketmq.common.message.MessageQueue;
-import org.apache.rocketmq.remoting.protocol.body.KVTable;
 import org.apache.rocketmq.remoting.protocol.body.LockBatchRequestBody;
 import org.apache.rocketmq.remoting.protocol.body.UnlockBatchRequestBody;
 
@@ -49,22 +48,12 @@ final class ClientHost implements RebalanceHost {
         return brokerAddress(client, brokerName);
     }
 
-    private static String brokerAddress(MQClientInstance client, String brokerName) throws Exception {
+    static String brokerAddress(MQClientInstance client, String brokerName) throws Exception {
         FindBrokerResult found = client.findBrokerAddressInSubscribe(brokerName, MixAll.MASTER_ID, true);
         if (found == null) {
             throw new IllegalStateException("no address for broker " + brokerName);
         }
         return found.getBrokerAddr();
-    }
-
-    /** The start time of {@code brokerName}'s store, as its runtime info says (read-only admin request). */
-    static long bootTimestamp(MQClientInstance client, String brokerName) throws Exception {
-        KVTable info = client.getMQClientAPIImpl().getBrokerRuntimeInfo(brokerAddress(client, brokerName), WATCH_TIMEOUT_MS);
-        String boot = info.getTable().get("bootTimestamp");
-        if (boot == null) {
-            throw new IllegalStateException("broker " + brokerName + " reports no bootTimestamp");
-        }
-        return Long.parseLong(boot);
     }
 
     @Override

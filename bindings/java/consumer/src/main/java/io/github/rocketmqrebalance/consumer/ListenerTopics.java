@@ -26,9 +26,12 @@ final class ListenerTopics {
     /** Sets each message's topic in place (idempotent: a call delivered again sees the same names). */
     void reset(List<MessageExt> messages) {
         for (MessageExt m : messages) {
-            String original = m.getProperty(MessageConst.PROPERTY_RETRY_TOPIC);
-            if (original != null && retryTopic.equals(m.getTopic())) {
-                m.setTopic(original);
+            // The topic first: the property lookup, per message on the listener's path, only for a retry.
+            if (retryTopic.equals(m.getTopic())) {
+                String original = m.getProperty(MessageConst.PROPERTY_RETRY_TOPIC);
+                if (original != null) {
+                    m.setTopic(original);
+                }
             }
             if (namespace != null && !namespace.isEmpty()) {
                 m.setTopic(NamespaceUtil.withoutNamespace(m.getTopic(), namespace));

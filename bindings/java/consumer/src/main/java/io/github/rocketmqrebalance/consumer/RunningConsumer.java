@@ -108,7 +108,7 @@ final class RunningConsumer {
         ConsumeLocks consumeLocks = new ConsumeLocks();
         this.statistics = new ConsumeStatistics(SafeOrderlyConsumer::nowMs);
         this.rebalanceThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-rebalance-" + group));
-        this.watch = new BrokerWatch(broker -> ClientHost.bootTimestamp(client, broker), broker -> schedule(() -> brokerRestarted(broker), 0));
+        this.watch = new BrokerWatch(new BrokerProbe(client, group), broker -> schedule(() -> brokerRestarted(broker), 0));
         List<ConsumeMessageHook> hooks = new ArrayList<>(settings.hooks);
         this.trace = settings.enableMsgTrace ? MessageTrace.create(settings.group, settings.traceTopic, settings.rpcHook, puller.isUseTLS(),
             NamespaceV2.get(puller)) : null;

@@ -30,7 +30,8 @@ import org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData;
  * calls the listener, queues in parallel and each queue one call after another,
  * {@link #setConsumeMessageBatchMaxSize} messages a call; a message that keeps failing goes to the
  * dead-letter queue after {@link #setMaxReconsumeTimes} attempts.
- * Every second each broker of the held queues is asked for its start time ({@link BrokerWatch}): a
+ * Every second each broker of the held queues is polled, and asked for its start time when it
+ * answers on a new connection ({@link BrokerWatch}): a
  * broker out of reach has its queues' consumption paused, and a restarted one (its lock table is
  * gone) is told to the engine before any call begins on it. Admin tools asking for its running info
  * get the engine's held queues, locks and strategy ({@link RunningInfo}). Needs rocketmq-client 5.1.0

@@ -16,14 +16,41 @@ import org.junit.jupiter.api.Test;
 class BrokerWatchTest {
     /** Start times by broker; a missing one does not answer. */
     private final Map<String, Long> answers = new HashMap<>();
+    /** The connection each broker answers on; {@link #answer} opens a new one with every new start time. */
+    private final Map<String, Object> connections = new HashMap<>();
+    private final List<String> asked = new ArrayList<>();
     private final List<String> restarts = new ArrayList<>();
-    private final BrokerWatch watch = new BrokerWatch(broker -> {
-        Long boot = answers.get(broker);
-        if (boot == null) {
-            throw new java.io.IOException("connection refused");
+    private final BrokerWatch watch = new BrokerWatch(new BrokerWatch.Probe() {
+        @Override
+        public Object ping(String broker) throws Exception {
+            if (!answers.containsKey(broker)) {
+                throw new java.io.IOException("connection refused");
+            }
+            return connections.get(broker);
         }
-        return boot;
+
+        @Override
+        public long bootTimestamp(String broker) throws Exception {
+            asked.add(broker);
+            Long boot = answers.get(broker);
+            if (boot == null) {
+                throw new java.io.IOException("connection refused");
+            }
+            return boot;
+        }
     }, restarts::add);
+
+    /** {@code broker} answers {@code boot}, on a new connection if it answered nothing or another start time before. */
+    private void answer(String broker, long boot) {
+        Long before = answers.put(broker, boot);
+        if (before == null || before != boot) {
+            reconnect(broker);
+        }
+    }
+
+    private void reconnect(String broker) {
+        connections.put(broker, new Object());
+    }
 
     private void poll() {
         watch.poll(Arrays.asList("a", "b"));
@@ -31,15 +58,15 @@ class BrokerWatchTest {
 
     @Test
     void aBrokerOutOfReachIsFencedAndABlipLiftsTheFenceWithoutARestart() {
-        answers.put("a", 100L);
-        answers.put("b", 200L);
+        answer("a", 100L);
+        answer("b", 200L);
         poll();
         assertTrue(watch.open("a"));
         answers.remove("a");
         poll();
         assertFalse(watch.open("a"), "no answer: consumption pauses");
         assertTrue(watch.open("b"), "another broker is not concerned");
-        answers.put("a", 100L);
+        answer("a", 100L);
         poll();
         assertTrue(watch.open("a"), "the same start time: a blip, the table is intact");
         assertEquals(List.of(), restarts, "a blip must not look like a restart (it would undo a protected handoff)");
@@ -47,12 +74,12 @@ class BrokerWatchTest {
 
     @Test
     void aNewStartTimeIsARestartWhoseFenceStaysUntilReopened() {
-        answers.put("a", 100L);
-        answers.put("b", 200L);
+        answer("a", 100L);
+        answer("b", 200L);
         poll();
         answers.remove("a");
         poll();
-        answers.put("a", 101L);
+        answer("a", 101L);
         poll();
         assertEquals(List.of("a"), restarts);
         assertFalse(watch.open("a"), "fenced until the engine has been told");
@@ -65,19 +92,39 @@ class BrokerWatchTest {
 
     @Test
     void aRestartShorterThanAPollIsStillARestart() {
-        answers.put("a", 100L);
+        answer("a", 100L);
         poll();
-        answers.put("a", 150L);
+        answer("a", 150L);
         poll();
         assertEquals(List.of("a"), restarts);
     }
 
     @Test
+    void theStartTimeIsAskedOnlyWhenTheConnectionIsNew() {
+        answer("a", 100L);
+        answer("b", 200L);
+        poll();
+        poll();
+        poll();
+        assertEquals(List.of("a", "b"), asked, "an answer on the last answer's connection comes from the same process");
+        reconnect("a");
+        poll();
+        assertEquals(List.of("a", "b", "a"), asked, "a new connection may lead to a new process");
+        assertEquals(List.of(), restarts, "it did not: the same start time");
+        answers.remove("a");
+        poll();
+        answers.put("a", 100L); // on the connection it answered on before the silence
+        poll();
+        assertEquals(List.of("a", "b", "a", "a"), asked, "after a poll without an answer the start time is asked again");
+        assertTrue(watch.open("a"));
+    }
+
+    @Test
     void aBrokerNoLongerHeldIsForgottenSoItsNextFirstContactIsNoRestart() {
-        answers.put("a", 100L);
+        answer("a", 100L);
         poll();
         watch.poll(List.of("b"));
-        answers.put("a", 300L);
+        answer("a", 300L);
         poll();
         assertEquals(List.of(), restarts, "nothing was held on it across the restart, so nothing is lost");
         assertTrue(watch.open("a"));

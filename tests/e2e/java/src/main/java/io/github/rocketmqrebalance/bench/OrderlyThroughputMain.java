@@ -28,10 +28,11 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * both with their defaults, one consumer each, over the same messages already stored (each run a
  * fresh group from the first offset), the two sides alternating so that neither always runs on a
  * warmer JVM or broker. The listener does nothing but count. Each run's rate is messages over the
- * time from its first message to its last (the start and the first rebalance left out). A first
- * pair of runs per queue count warms up and is not counted.
+ * time from its first message to its last (the start and the first rebalance left out). The first
+ * pairs of runs per queue count ({@code -Drmq.bench.warmup}, 3 by default) warm the JIT and the
+ * broker up and are not counted: with one, the counted runs still rose run after run.
  * {@code OrderlyThroughputMain [messages] [runs] [queues...]} (defaults 20000, 3, 8 32); prints one
- * line per run and a table of medians (scripts/bench/orderly.sh).
+ * line per run and a table of medians with their spread (scripts/bench/orderly.sh).
  */
 public final class OrderlyThroughputMain {
     private OrderlyThroughputMain() {
@@ -40,6 +41,7 @@ public final class OrderlyThroughputMain {
     public static void main(String[] args) throws Exception {
         int messages = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         int runs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        int warmup = Integer.getInteger("rmq.bench.warmup", 3);
         List<Integer> queueCounts = new ArrayList<>();
         for (int i = 2; i < args.length; i++) {
             queueCounts.add(Integer.parseInt(args[i]));
@@ -48,7 +50,8 @@ public final class OrderlyThroughputMain {
             queueCounts.addAll(Arrays.asList(8, 32));
         }
         StringBuilder table = new StringBuilder("| queues | messages | DefaultMQPushConsumer + MessageListenerOrderly (msg/s, median) "
-            + "| SafeOrderlyConsumer (msg/s, median) | SafeOrderlyConsumer / stock |\n|---|---|---|---|---|\n");
+            + "| SafeOrderlyConsumer (msg/s, median) | SafeOrderlyConsumer / stock | stock min-max | SafeOrderlyConsumer min-max |\n"
+            + "|---|---|---|---|---|---|---|\n");
         try (LocalCluster cluster = LocalCluster.start()) {
             for (int queues : queueCounts) {
                 String topic = "BENCH_ORDERLY_" + queues;
@@ -56,13 +59,13 @@ public final class OrderlyThroughputMain {
                 int stored = produce(cluster, topic, queues, messages);
                 List<Double> stock = new ArrayList<>();
                 List<Double> safe = new ArrayList<>();
-                // Run -1 warms the JVM and the broker up for both sides and is not counted: the first
-                // runs were up to 3x slower than the later ones of the same side.
-                for (int run = -1; run < runs; run++) {
+                // Runs below 0 warm the JVM and the broker up for both sides and are not counted: the
+                // first runs were up to 3x slower than the later ones of the same side.
+                for (int run = -warmup; run < runs; run++) {
                     // Alternate which side goes first.
                     for (int side = 0; side < 2; side++) {
-                        boolean isSafe = (run + 1 + side) % 2 == 1;
-                        String group = "GID_BENCH_" + queues + "_" + (isSafe ? "SAFE" : "STOCK") + "_" + (run + 1);
+                        boolean isSafe = Math.floorMod(run + side, 2) == 0;
+                        String group = "GID_BENCH_" + queues + "_" + (isSafe ? "SAFE" : "STOCK") + "_" + (run + warmup);
                         double rate = isSafe ? safeRun(cluster, topic, group, stored) : stockRun(cluster, topic, group, stored);
                         if (run >= 0) {
                             (isSafe ? safe : stock).add(rate);
@@ -72,7 +75,8 @@ public final class OrderlyThroughputMain {
                 }
                 double s = median(stock);
                 double e = median(safe);
-                table.append(String.format("| %d | %d | %.0f | %.0f | %.2f |%n", queues, stored, s, e, e / s));
+                table.append(String.format("| %d | %d | %.0f | %.0f | %.2f | %.0f-%.0f | %.0f-%.0f |%n", queues, stored, s, e, e / s,
+                    Collections.min(stock), Collections.max(stock), Collections.min(safe), Collections.max(safe)));
             }
         }
         System.out.println();
