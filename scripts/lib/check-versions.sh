@@ -23,6 +23,7 @@ pom_version() {
 pom_version bindings/java/pom.xml rocketmq-rebalance
 pom_version bindings/java/consumer/pom.xml rocketmq-rebalance-consumer
 pom_version bindings/java/spring-boot-starter/pom.xml rocketmq-rebalance-spring-boot-starter
+pom_version scripts/release/java-reactor/pom.xml rocketmq-rebalance-release-reactor
 header=include/rocketmq_rebalance.h
 for part in MAJOR:"$major" MINOR:"$minor" PATCH:"$patch"; do
   grep -qx "#define RMQ_VERSION_${part%%:*} ${part#*:}" "$header" || fail "$header RMQ_VERSION_${part%%:*} is not ${part#*:}"
@@ -33,6 +34,7 @@ grep -q "<version>$version</version>" examples/java/pom.xml || fail "examples/ja
 for pom in bindings/java/consumer/pom.xml bindings/java/spring-boot-starter/pom.xml; do
   grep -q "<rocketmq-rebalance.version>$version</rocketmq-rebalance.version>" "$pom" || fail "$pom depends on another version of the jar"
 done
+grep -q "<rebalance.version>$version</rebalance.version>" scripts/release/verify-java/pom.xml || fail "scripts/release/verify-java/pom.xml depends on another version"
 grep -q "<rebalance.version>$version</rebalance.version>" tests/e2e/java/pom.xml || fail "tests/e2e/java/pom.xml depends on another version of the jar"
 grep -q "<version>$version</version>" examples/spring-boot/pom.xml || fail "examples/spring-boot/pom.xml depends on another version of the starter"
 [[ $bad == 0 ]] && echo "versions agree: $version (Cargo, every crate, Python, Maven, the consumer, the Spring starter, C header, jar, Go, examples, tests/e2e)"

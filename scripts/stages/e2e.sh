@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Stage of the test command (scripts/test-all.sh): a real NameServer + Broker: the orderly handoff, a mixed Go + Java group, inspect's stuck queues and a 4.9.7 broker, Spring Boot, the in-JVM real-broker tests.
+# Stage of the test command (scripts/test-all.sh): a real NameServer + Broker: the orderly handoff, a mixed Go + Java group, inspect's stuck queues and a 4.9.7 broker, Spring Boot, the in-JVM real-broker tests; the x86_64 release artifacts tested as installed.
 # The real NameServer + Broker: SafeOrderlyConsumer against DefaultMQPushConsumer
 # through a join, a kill -9 and a leave; then through broker restarts and a freeze past the
 # broker's expiry; then one group of rocketmq-client-go and Java consumers; then held queues
 # nobody consumes (a Go revoke without unlock, a stuck orderly lock, blocked pulls), each of which
 # inspect must name exactly; then inspect on a 4.9.7 NameServer, Broker and clients; then a Spring Boot
-# application on our strategy by property, beside Java and Go consumers; and the JUnit tests that
-# start a broker in their own JVM. tests/e2e/README.md shows where each piece lives.
+# application on our strategy by property, beside Java and Go consumers; the JUnit tests that
+# start a broker in their own JVM; and, with no broker, the x86_64 release artifacts built and
+# tested as installed (release). tests/e2e/README.md shows where each piece lives.
 #
 # Everything is built once, first; then the scenarios (tests/e2e/run/<name>.sh) run in two lanes
 # side by side, each lane one scenario after another. Every scenario has its own cluster on its own
@@ -20,8 +21,8 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tests/e2e/run/common.sh
 source tests/e2e/run/common.sh
 
-# The lanes, longest first, balanced by the scenario times in docs/test-times.json (about 11 minutes each).
-lanes=("faults inspect-liveness spring broker49" "soak orderly mixed-go java")
+# The lanes, longest first, balanced by the scenario times in docs/test-times.json (about 19 and 19 minutes).
+lanes=("faults inspect-liveness spring broker49 release" "soak orderly mixed-go java")
 if [[ $# -gt 0 ]]; then
   for s in "$@"; do [[ -f tests/e2e/run/$s.sh ]] || { echo "no scenario '$s' (tests/e2e/run/*.sh)" >&2; exit 2; }; done
   lanes=("$*")

@@ -7,6 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seed=${RMQ_SEED:-$(date +%s)}
 scripts/build-go.sh
+# The release's module zip writer (scripts/release/gomodzip), its own module: formatted and vetted.
+unformatted=$(gofmt -l scripts/release/gomodzip)
+[[ -z "$unformatted" ]] || { echo "gofmt would change: $unformatted" >&2; exit 1; }
+(cd scripts/release/gomodzip && go vet ./...)
 cd bindings/go
 unformatted=$(gofmt -l .)
 [[ -z "$unformatted" ]] || { echo "gofmt would change: $unformatted" >&2; exit 1; }

@@ -136,7 +136,7 @@ public final class Native {
         try (InputStream in = Native.class.getResourceAsStream(resource)) {
             if (in == null) {
                 UnsatisfiedLinkError e = new UnsatisfiedLinkError("rocketmq-rebalance " + VERSION + ": no native library for "
-                    + os() + "/" + arch() + ". Tried -D" + PATH_PROPERTY + " (unset), System.loadLibrary(\"" + LIBRARY
+                    + os() + "/" + arch() + " (this jar has one for " + shippedPlatforms() + "). Tried -D" + PATH_PROPERTY + " (unset), System.loadLibrary(\"" + LIBRARY
                     + "\") on java.library.path=" + System.getProperty("java.library.path") + " (" + fromPath.getMessage()
                     + "), and the jar resource " + resource + " (absent)");
                 e.initCause(fromPath);
@@ -149,6 +149,17 @@ public final class Native {
             error.initCause(e);
             throw error;
         }
+    }
+
+    /** The platforms released jars are built for (scripts/release.sh), those of them this jar holds. */
+    static String shippedPlatforms() {
+        StringBuilder shipped = new StringBuilder();
+        for (String platform : new String[] {"linux/x86_64", "linux/aarch64"}) {
+            if (Native.class.getResource("/native/" + platform + "/" + System.mapLibraryName(LIBRARY + "-" + VERSION)) != null) {
+                shipped.append(shipped.length() == 0 ? "" : ", ").append(platform);
+            }
+        }
+        return shipped.length() == 0 ? "no platform" : shipped.toString();
     }
 
     private static byte[] readAll(InputStream in) throws IOException {
