@@ -82,11 +82,6 @@ fn read(args: &Args) -> Result<Snapshot, String> {
     read_group(namesrv, group, &args.topic, &options).map_err(|e| format!("cannot inspect {group}: {e}"))
 }
 
-/// What identifies a finding across two snapshots (its sentence carries ages that move).
-fn identity(f: &Finding) -> (FindingKind, Option<String>, Vec<MessageQueue>, Vec<String>) {
-    (f.kind, f.topic.clone(), f.queues.clone(), f.clients.clone())
-}
-
 pub fn run(args: Args) -> Result<ExitCode, String> {
     let overrides = parse_overrides(&args.strategy_of)?;
     if let Some(seconds) = args.watch {
@@ -127,8 +122,8 @@ fn diagnosis(args: &Args, overrides: &StrategyOverrides) -> Result<(Snapshot, Di
     }
     let mut d = diagnose_with(&snapshot, overrides);
     if let Some(first) = first {
-        let before: BTreeSet<_> = first.findings.iter().map(identity).collect();
-        d.findings.retain(|f| before.contains(&identity(f)));
+        let before: BTreeSet<_> = first.findings.iter().map(Finding::identity).collect();
+        d.findings.retain(|f| before.contains(&f.identity()));
     }
     if !args.topic.is_empty() {
         d.findings.retain(|f| f.topic.as_ref().is_none_or(|t| args.topic.contains(t)));

@@ -6,7 +6,8 @@
 //! names and the JSON field names are the stable part (docs/inspect.md lists them). The parts:
 //! `membership` (brokers' member lists, duplicate ids), `strategies` (who runs what: stated or
 //! fingerprinted; mixed), `scope` (what is not judged: broadcasting, POP; mixed subscriptions),
-//! `holders` (who holds each queue against who should), `liveness` (stuck locks, idle pulls).
+//! `holders` (who holds each queue against who should), `liveness` (stuck locks, idle pulls),
+//! and `watch` (the same group round after round: status, cause and history per queue).
 
 mod foreign;
 mod holders;
@@ -17,6 +18,7 @@ mod schema;
 mod scope;
 mod snapshot;
 mod strategies;
+pub mod watch;
 
 use std::collections::BTreeMap;
 
@@ -115,6 +117,16 @@ pub struct Finding {
     pub detail: String,
     /// Messages waiting on the finding's queues, where the brokers said (`GET_CONSUME_STATS`).
     pub lag: Option<i64>,
+}
+
+/// What identifies a finding from one read to the next: its kind, topic, queues and clients (its
+/// sentence and lag carry figures that move).
+pub type FindingIdentity = (FindingKind, Option<String>, Vec<MessageQueue>, Vec<String>);
+
+impl Finding {
+    pub fn identity(&self) -> FindingIdentity {
+        (self.kind, self.topic.clone(), self.queues.clone(), self.clients.clone())
+    }
 }
 
 /// One queue: who holds it, who is giving it up, and whom the strategies name.
