@@ -11,11 +11,14 @@ fn git(args: &[&str]) -> Option<String> {
 
 fn main() {
     let version = std::env::var("CARGO_PKG_VERSION").expect("cargo sets the version");
-    let long = match git(&["rev-parse", "--short=12", "HEAD"]) {
+    let commit = git(&["rev-parse", "--short=12", "HEAD"]);
+    let long = match &commit {
         Some(commit) => format!("{version} (commit {commit})"),
         None => version,
     };
     println!("cargo:rustc-env=RMQ_LONG_VERSION={long}");
+    // `watch` exports it in `rmq_rebalance_build_info`; empty outside a checkout.
+    println!("cargo:rustc-env=RMQ_COMMIT={}", commit.unwrap_or_default());
     // Build again when HEAD moves: a checkout (HEAD) or a commit on the branch (refs).
     if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
         println!("cargo:rerun-if-changed={dir}/HEAD");

@@ -45,11 +45,11 @@ pub struct Args {
     /// rebalance round runs every 20 s: 25 lets one pass). --save keeps the second snapshot.
     #[arg(long, value_name = "SECONDS", conflicts_with = "load")]
     settle: Option<u64>,
-    /// Inspect again every SECONDS: each round one JSON line on stdout, the latest served as
-    /// Prometheus gauges on --metrics-addr. With --load the file is read again each round.
+    /// Inspect again every SECONDS: `watch` for this one group (docs/watch.md), each round's
+    /// findings as one JSON line on stdout. With --load the file is read again each round.
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "json")]
     watch: Option<u64>,
-    /// Where --watch serves GET /metrics (port 0: any free port, printed on stderr).
+    /// Where --watch serves GET /metrics and its pages (port 0: any free port, printed on stderr).
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9464", requires = "watch")]
     metrics_addr: String,
     /// Sign every request with this access key, for a cluster with ACL (1.0, or 2.0's default
@@ -76,18 +76,31 @@ fn credentials(access_key: Option<&str>, secret: Option<String>) -> Result<Optio
     }
 }
 
+/// `--access-key`'s signing, its secret from the environment.
+pub(crate) fn credentials_from_env(access_key: Option<&str>) -> Result<Option<Credentials>, String> {
+    credentials(access_key, std::env::var(SECRET_KEY_VARIABLE).ok())
+}
+
 fn read(args: &Args) -> Result<Snapshot, String> {
     let (namesrv, group) = (args.namesrv.as_deref().unwrap_or_default(), args.group.as_deref().unwrap_or_default());
-    let options = Options { credentials: credentials(args.access_key.as_deref(), std::env::var(SECRET_KEY_VARIABLE).ok())?, ..Options::default() };
+    let options = Options { credentials: credentials_from_env(args.access_key.as_deref())?, ..Options::default() };
     read_group(namesrv, group, &args.topic, &options).map_err(|e| format!("cannot inspect {group}: {e}"))
 }
 
 pub fn run(args: Args) -> Result<ExitCode, String> {
     let overrides = parse_overrides(&args.strategy_of)?;
     if let Some(seconds) = args.watch {
-        let group = args.group.clone().unwrap_or_default();
-        let mut round = || diagnosis(&args, &overrides).map(|(_, d)| d);
-        crate::watch::watch(&group, &args.metrics_addr, Duration::from_secs(seconds), args.watch_rounds, &mut round)?;
+        crate::watch::inspect_watch(crate::watch::InspectWatch {
+            namesrv: args.namesrv.clone().unwrap_or_default(),
+            group: args.group.clone().unwrap_or_default(),
+            topics: args.topic.clone(),
+            load: args.load.clone(),
+            overrides,
+            credentials: credentials_from_env(args.access_key.as_deref())?,
+            listen: &args.metrics_addr,
+            interval: Duration::from_secs(seconds),
+            rounds: args.watch_rounds,
+        })?;
         return Ok(ExitCode::SUCCESS);
     }
     let (snapshot, d) = diagnosis(&args, &overrides)?;
@@ -132,7 +145,7 @@ fn diagnosis(args: &Args, overrides: &StrategyOverrides) -> Result<(Snapshot, Di
     Ok((snapshot, d))
 }
 
-fn parse_overrides(specs: &[String]) -> Result<StrategyOverrides, String> {
+pub(crate) fn parse_overrides(specs: &[String]) -> Result<StrategyOverrides, String> {
     specs.iter().map(|spec| override_from_spec(spec).map_err(|e| format!("--strategy-of {spec:?}: {e}"))).collect()
 }
 

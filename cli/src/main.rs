@@ -30,6 +30,10 @@ enum Command {
     /// What a running consumer group holds against what it should hold, read from the cluster
     /// (read-only): queues nobody holds, queues held twice, holders their strategy does not name.
     Inspect(inspect::Args),
+    /// Every consumer group of a cluster (or those named) judged round after round: each queue's
+    /// status (Burrow's OK/WARN/STALL/STOP/REWIND) with its cause in ownership, owner history as
+    /// JSON lines, Prometheus metrics and pages over HTTP.
+    Watch(watch::Args),
     /// Every strategy over a grid of group shapes: balance, idle members, and movement on one join
     /// and one leave relative to the fewest moves any balanced assignment needs, and to the fair
     /// share (Q/(C+1) for a join, Q/C for a leave).
@@ -50,6 +54,7 @@ fn main() -> ExitCode {
         Command::Simulate(args) => simulate::run_cmd(args),
         Command::Compare(args) => compare::run(args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Watch(args) => watch::run(args),
     };
     match result {
         Ok(code) => code,

@@ -5,11 +5,13 @@
 use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::command::RemotingCommand;
 use crate::frame::{self, ReadError, MAX_FRAME};
 use crate::signing::Credentials;
+use crate::stats::RequestStats;
 use crate::{Error, Result};
 
 /// The only requests this client can send: all read-only. Never `LOCK_BATCH_MQ` (41: a "probe"
@@ -28,17 +30,28 @@ pub enum ReadOnly {
     ConsumeStats,
     /// Broker: the group's configuration (`group`).
     SubscriptionGroupConfig,
+    /// NameServer: every broker of every cluster (no fields).
+    BrokerClusterInfo,
+    /// Broker: every consumer group it has a subscription group for (no fields).
+    AllSubscriptionGroups,
 }
 
 impl ReadOnly {
-    pub const ALL: [ReadOnly; 6] = [
+    pub const ALL: [ReadOnly; 8] = [
         ReadOnly::RouteInfoByTopic,
         ReadOnly::ConsumerListByGroup,
         ReadOnly::ConsumerConnectionList,
         ReadOnly::ConsumerRunningInfo,
         ReadOnly::ConsumeStats,
         ReadOnly::SubscriptionGroupConfig,
+        ReadOnly::BrokerClusterInfo,
+        ReadOnly::AllSubscriptionGroups,
     ];
+
+    /// Its place in [`ReadOnly::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
 
     /// The request code (`RequestCode` in the Java sources).
     pub fn code(self) -> i32 {
@@ -49,6 +62,8 @@ impl ReadOnly {
             ReadOnly::ConsumerRunningInfo => 307,
             ReadOnly::ConsumeStats => 208,
             ReadOnly::SubscriptionGroupConfig => 352,
+            ReadOnly::BrokerClusterInfo => 106,
+            ReadOnly::AllSubscriptionGroups => 201,
         }
     }
 
@@ -61,6 +76,8 @@ impl ReadOnly {
             ReadOnly::ConsumerRunningInfo => "GET_CONSUMER_RUNNING_INFO",
             ReadOnly::ConsumeStats => "GET_CONSUME_STATS",
             ReadOnly::SubscriptionGroupConfig => "GET_SUBSCRIPTIONGROUP_CONFIG",
+            ReadOnly::BrokerClusterInfo => "GET_BROKER_CLUSTER_INFO",
+            ReadOnly::AllSubscriptionGroups => "GET_ALL_SUBSCRIPTIONGROUP_CONFIG",
         }
     }
 }
@@ -71,6 +88,7 @@ pub struct Connection {
     next_opaque: i32,
     max_frame: u64,
     credentials: Option<Credentials>,
+    stats: Option<Arc<RequestStats>>,
 }
 
 impl Connection {
@@ -82,7 +100,7 @@ impl Connection {
             match TcpStream::connect_timeout(&sock, timeout) {
                 Ok(stream) => {
                     stream.set_nodelay(true).map_err(connect_error)?;
-                    return Ok(Connection { addr: addr.to_owned(), stream, next_opaque: 1, max_frame: MAX_FRAME, credentials: None });
+                    return Ok(Connection { addr: addr.to_owned(), stream, next_opaque: 1, max_frame: MAX_FRAME, credentials: None, stats: None });
                 }
                 Err(e) => last = e,
             }
@@ -100,9 +118,33 @@ impl Connection {
         self
     }
 
+    /// Counts every request from now on, and every failure (no answer, or a refusal), in `stats`.
+    pub fn counting(mut self, stats: Option<Arc<RequestStats>>) -> Self {
+        self.stats = stats;
+        self
+    }
+
+    /// Notes a refusal of `request` (an answer with a code other than success).
+    pub(crate) fn refused(&self, request: ReadOnly) {
+        if let Some(stats) = &self.stats {
+            stats.failed(request);
+        }
+    }
+
     /// Sends `request` with these header fields and waits up to `timeout` for its answer
     /// (running info needs more than the broker's own 10 s relay timeout).
     pub fn request(&mut self, request: ReadOnly, fields: BTreeMap<String, String>, timeout: Duration) -> Result<RemotingCommand> {
+        if let Some(stats) = &self.stats {
+            stats.sent(request);
+        }
+        let answer = self.exchange(request, fields, timeout);
+        if answer.is_err() {
+            self.refused(request);
+        }
+        answer
+    }
+
+    fn exchange(&mut self, request: ReadOnly, fields: BTreeMap<String, String>, timeout: Duration) -> Result<RemotingCommand> {
         let deadline = Instant::now() + timeout;
         let opaque = self.next_opaque;
         self.next_opaque = self.next_opaque.wrapping_add(1);

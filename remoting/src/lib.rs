@@ -11,7 +11,8 @@
 //! - [`read`]: one whole inspection into core's `diagnose::Snapshot`;
 //! - [`connection`]: one TCP connection with timeouts, one request in flight, answers matched by
 //!   `opaque`, and only the request codes of [`ReadOnly`] on the wire;
-//! - [`signing`]: the Java client's request signature, for clusters with ACL.
+//! - [`signing`]: the Java client's request signature, for clusters with ACL;
+//! - [`stats`]: requests sent and failed per request code, for `watch`'s own health.
 
 pub mod command;
 pub mod connection;
@@ -21,8 +22,10 @@ pub mod frame;
 pub mod read;
 pub mod requests;
 pub mod signing;
+pub mod stats;
 
 pub use command::RemotingCommand;
 pub use connection::{Connection, ReadOnly};
 pub use error::{Error, Result};
 pub use signing::Credentials;
+pub use stats::RequestStats;

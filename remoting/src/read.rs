@@ -3,7 +3,7 @@
 //! that cannot be reached, or a group no broker knows, ends the inspection with an error.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -11,7 +11,7 @@ use rocketmq_rebalance::diagnose::{BrokerMembers, ClientConnection, ClientState,
 use rocketmq_rebalance::MessageQueue;
 
 use crate::requests::{self, GroupConnections, Queue, TopicRoute};
-use crate::{Connection, Credentials, Error, Result};
+use crate::{Connection, Credentials, Error, RequestStats, Result};
 
 /// `PermName.PERM_READ`: a queue data without it lends no readable queues.
 const PERM_READ: i64 = 4;
@@ -26,17 +26,29 @@ pub struct Options {
     pub parallel: usize,
     /// The keys every request is signed with (a cluster with ACL); none by default.
     pub credentials: Option<Credentials>,
+    /// Where requests sent and failed are counted; none by default.
+    pub stats: Option<Arc<RequestStats>>,
+    /// A group no broker knows a consumer of is read as offline (no connections, its topics those
+    /// it has offsets for) rather than refused; `watch` judges such groups, `inspect` refuses them.
+    pub offline_groups: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { timeout: Duration::from_secs(5), parallel: 8, credentials: None }
+        Options { timeout: Duration::from_secs(5), parallel: 8, credentials: None, stats: None, offline_groups: false }
     }
 }
 
 /// Reads `group` from the cluster behind `namesrv` (`host:port`, several separated by `;`).
 /// `topics` empty: the topics the group subscribes to, as the brokers list them.
 pub fn read_group(namesrv: &str, group: &str, topics: &[String], options: &Options) -> Result<Snapshot> {
+    read_group_since(namesrv, group, topics, options, None)
+}
+
+/// [`read_group`], reusing `previous`'s running infos (each marked with when it was read) when
+/// nothing that decides what a client holds has changed since: the same connections, member lists
+/// and queues. Running info is the one request relayed to every client, and the costliest.
+pub fn read_group_since(namesrv: &str, group: &str, topics: &[String], options: &Options, previous: Option<&Snapshot>) -> Result<Snapshot> {
     let retry = format!("%RETRY%{group}");
     let retry_route = route(namesrv, &retry, options)?;
     let masters = masters(&retry_route);
@@ -49,6 +61,9 @@ pub fn read_group(namesrv: &str, group: &str, topics: &[String], options: &Optio
             let answered = brokers.len() - failures.len();
             let what = format!("the connections of group {group}: {answered} of {} brokers answered (none knows a consumer online), and", brokers.len());
             return Err(Error::NoAnswer { what, failures });
+        }
+        if options.offline_groups {
+            return Ok(offline(namesrv, group, topics, &retry_route, &masters, brokers, options));
         }
         return Err(Error::Refused {
             what: "inspect",
@@ -68,16 +83,86 @@ pub fn read_group(namesrv: &str, group: &str, topics: &[String], options: &Optio
         .iter()
         .map(|c| ClientConnection { client_id: c.client_id.clone(), client_addr: c.client_addr.clone(), language: c.language.clone(), version: c.version })
         .collect();
-    let clients = running_infos(&masters, group, &conns, options);
-    let taken_at_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    let reusable = previous.filter(|p| sorted(&p.connections) == sorted(&conns) && p.topics == routes && member_lists(&p.brokers) == member_lists(&brokers));
+    let clients = match reusable {
+        Some(p) => p.clients.iter().cloned().map(read_then(p.taken_at_ms)).collect(),
+        None => running_infos(&masters, group, &conns, options),
+    };
+    let taken_at_ms = now_ms();
     let offsets = offsets(&masters, group, options);
     let message_model = connections.message_model.clone();
     Ok(Snapshot { group: group.to_owned(), taken_at_ms, topics: routes, brokers, connections: conns, clients, message_model, offsets })
 }
 
-/// A connection to `addr` that signs its requests as `options` says.
+/// A group no broker knows a consumer of: its offsets (and so its topics, unless `topics` names
+/// them), nobody connected.
+fn offline(
+    namesrv: &str,
+    group: &str,
+    topics: &[String],
+    retry_route: &TopicRoute,
+    masters: &[(String, String)],
+    brokers: Vec<BrokerMembers>,
+    options: &Options,
+) -> Snapshot {
+    let offsets = offsets(masters, group, options);
+    let retry = format!("%RETRY%{group}");
+    let mut wanted: BTreeSet<String> =
+        if topics.is_empty() { offsets.iter().map(|o| o.queue.topic.to_string()).collect() } else { topics.iter().cloned().collect() };
+    wanted.insert(retry.clone());
+    // A topic whose route cannot be read (deleted since) keeps only the queues it has offsets for.
+    let routes = wanted
+        .into_iter()
+        .map(|t| {
+            let queues = match if t == retry { Ok(retry_route.clone()) } else { route(namesrv, &t, options) } {
+                Ok(r) => readable_queues(&t, &r),
+                Err(_) => offsets.iter().filter(|o| *o.queue.topic == *t).map(|o| o.queue.clone()).collect(),
+            };
+            (t, queues)
+        })
+        .collect();
+    let message_model = None;
+    Snapshot { group: group.to_owned(), taken_at_ms: now_ms(), topics: routes, brokers, connections: Vec::new(), clients: Vec::new(), message_model, offsets }
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+fn sorted(conns: &[ClientConnection]) -> Vec<(&str, &str)> {
+    let mut out: Vec<(&str, &str)> = conns.iter().map(|c| (c.client_id.as_str(), c.client_addr.as_str())).collect();
+    out.sort_unstable();
+    out
+}
+
+/// Each broker's member list, sorted: what must not change for a reused running info to hold.
+fn member_lists(brokers: &[BrokerMembers]) -> Vec<(&str, Option<Vec<&str>>)> {
+    brokers
+        .iter()
+        .map(|b| {
+            let ids = b.consumer_ids.as_ref().map(|ids| {
+                let mut ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+                ids.sort_unstable();
+                ids
+            });
+            (b.broker.as_str(), ids)
+        })
+        .collect()
+}
+
+/// A reused client state, stamped with when its running info was read (once, at first reuse).
+fn read_then(taken_at_ms: i64) -> impl Fn(ClientState) -> ClientState {
+    move |mut c| {
+        if let Some(r) = &mut c.running {
+            r.read_at_ms.get_or_insert(taken_at_ms);
+        }
+        c
+    }
+}
+
+/// A connection to `addr` that signs and counts its requests as `options` says.
 fn connect(addr: &str, options: &Options) -> Result<Connection> {
-    Ok(Connection::open(addr, options.timeout)?.signing(options.credentials.clone()))
+    Ok(Connection::open(addr, options.timeout)?.signing(options.credentials.clone()).counting(options.stats.clone()))
 }
 
 fn message_queue(q: &Queue) -> MessageQueue {
@@ -97,9 +182,15 @@ fn offsets(masters: &[(String, String)], group: &str, options: &Options) -> Vec<
 
 /// The route from the first NameServer that answers; when none does, every one's reason.
 fn route(namesrv: &str, topic: &str, options: &Options) -> Result<TopicRoute> {
+    first_namesrv(namesrv, &format!("the route of {topic}"), |c| requests::route(c, topic, options.timeout), options)
+}
+
+/// `ask`'s answer from the first NameServer of `namesrv` that gives one; when none does, every
+/// one's reason, `what` saying what was asked.
+fn first_namesrv<T>(namesrv: &str, what: &str, ask: impl Fn(&mut Connection) -> Result<T>, options: &Options) -> Result<T> {
     let mut failures = Vec::new();
     for addr in namesrv.split(';').map(str::trim).filter(|a| !a.is_empty()) {
-        match connect(addr, options).and_then(|mut c| requests::route(&mut c, topic, options.timeout)) {
+        match connect(addr, options).and_then(|mut c| ask(&mut c)) {
             Ok(r) => return Ok(r),
             Err(e) => failures.push(e),
         }
@@ -107,11 +198,46 @@ fn route(namesrv: &str, topic: &str, options: &Options) -> Result<TopicRoute> {
     match failures.len() {
         0 => Err(Error::BadFrame(format!("no NameServer address in {namesrv:?}"))),
         1 => Err(failures.remove(0)),
-        n => Err(Error::NoAnswer {
-            what: format!("the route of {topic}: none of {n} NameServers answered"),
-            failures: failures.iter().map(Error::to_string).collect(),
-        }),
+        n => Err(Error::NoAnswer { what: format!("{what}: none of {n} NameServers answered"), failures: failures.iter().map(Error::to_string).collect() }),
     }
+}
+
+/// The consumer groups a cluster knows: every master's subscription groups (named by the broker
+/// names of `GET_BROKER_CLUSTER_INFO`), system groups left out unless `system`. A master that does
+/// not answer is listed in the second part with why; the groups of those that did are still found.
+pub fn list_groups(namesrv: &str, system: bool, options: &Options) -> Result<(BTreeSet<String>, Vec<String>)> {
+    let info = first_namesrv(namesrv, "the brokers of the cluster", |c| requests::cluster_info(c, options.timeout), options)?;
+    let mut groups = BTreeSet::new();
+    let mut failures = Vec::new();
+    for b in &info.brokers {
+        let Some(addr) = b.addrs.get(&0) else { continue };
+        match connect(addr, options).and_then(|mut c| requests::subscription_groups(&mut c, options.timeout)) {
+            Ok(names) => groups.extend(names.into_iter().filter(|g| system || !is_system_group(g))),
+            Err(e) => failures.push(format!("{} at {addr}: {e}", b.broker_name)),
+        }
+    }
+    Ok((groups, failures))
+}
+
+/// The groups a broker creates for itself or its tools (`MixAll.isSysConsumerGroup`, which is the
+/// `CID_RMQ_SYS_` prefix, and `MixAll`'s predefined groups).
+pub fn is_system_group(group: &str) -> bool {
+    const PREDEFINED: [&str; 13] = [
+        "DEFAULT_CONSUMER",
+        "DEFAULT_PRODUCER",
+        "TOOLS_CONSUMER",
+        "SCHEDULE_CONSUMER",
+        "FILTERSRV_CONSUMER",
+        "__MONITOR_CONSUMER",
+        "CLIENT_INNER_PRODUCER",
+        "SELF_TEST_P_GROUP",
+        "SELF_TEST_C_GROUP",
+        "CID_ONS-HTTP-PROXY",
+        "CID_ONSAPI_PERMISSION",
+        "CID_ONSAPI_OWNER",
+        "CID_ONSAPI_PULL",
+    ];
+    group.starts_with("CID_RMQ_SYS_") || PREDEFINED.contains(&group)
 }
 
 /// (broker name, master address) of every broker of the route.
@@ -206,7 +332,7 @@ fn running_info(masters: &[(String, String)], group: &str, client_id: &str, opti
                     })
                     .collect();
                 let pop_queues = info.pop_queues.iter().map(message_queue).collect();
-                let running = RunningState { properties: info.properties, held, subscriptions, pop_queues };
+                let running = RunningState { properties: info.properties, held, subscriptions, pop_queues, read_at_ms: None };
                 return ClientState { client_id: client_id.to_owned(), running: Some(running), error: None };
             }
             Err(e) => error = e.to_string(),

@@ -113,6 +113,7 @@ fn fields(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 fn ask(conn: &mut Connection, request: ReadOnly, pairs: &[(&str, &str)], timeout: Duration) -> Result<Json> {
     let answer = conn.request(request, fields(pairs), timeout)?;
     if answer.code != 0 {
+        conn.refused(request);
         return Err(Error::Refused { what: request.name(), code: answer.code, remark: answer.remark.unwrap_or_default() });
     }
     if answer.body.is_empty() {
@@ -154,20 +155,20 @@ pub fn decode_route(v: &Json) -> Result<TopicRoute> {
             perm: int(q, "perm"),
         })
         .collect();
-    let broker_datas = required(v, what, "brokerDatas")?
-        .items()
-        .iter()
-        .map(|b| BrokerData {
-            cluster: text(b, "cluster"),
-            broker_name: text(b, "brokerName"),
-            // Bare-number keys before V4_9_4, string keys after: key_text reads both.
-            addrs: b
-                .get("brokerAddrs")
-                .map(|a| a.members().iter().filter_map(|(id, addr)| Some((id.key_text()?.parse().ok()?, addr.as_str()?.to_owned()))).collect())
-                .unwrap_or_default(),
-        })
-        .collect();
+    let broker_datas = required(v, what, "brokerDatas")?.items().iter().map(broker_data).collect();
     Ok(TopicRoute { queue_datas, broker_datas })
+}
+
+fn broker_data(b: &Json) -> BrokerData {
+    BrokerData {
+        cluster: text(b, "cluster"),
+        broker_name: text(b, "brokerName"),
+        // Bare-number keys before V4_9_4, string keys after: key_text reads both.
+        addrs: b
+            .get("brokerAddrs")
+            .map(|a| a.members().iter().filter_map(|(id, addr)| Some((id.key_text()?.parse().ok()?, addr.as_str()?.to_owned()))).collect())
+            .unwrap_or_default(),
+    }
 }
 
 /// `GET_CONSUMER_LIST_BY_GROUP` to a broker: the ids a member allocates with, duplicates kept.
@@ -279,6 +280,45 @@ pub fn decode_consume_stats(v: &Json) -> Result<BTreeMap<Queue, Offsets>> {
     Ok(out)
 }
 
+/// `ClusterInfo`: every broker name with its addresses, and the clusters' broker names.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClusterInfo {
+    pub brokers: Vec<BrokerData>,
+    /// Cluster name to its broker names.
+    pub clusters: BTreeMap<String, Vec<String>>,
+}
+
+/// `GET_BROKER_CLUSTER_INFO` to a NameServer.
+pub fn cluster_info(conn: &mut Connection, timeout: Duration) -> Result<ClusterInfo> {
+    decode_cluster_info(&ask(conn, ReadOnly::BrokerClusterInfo, &[], timeout)?)
+}
+
+pub fn decode_cluster_info(v: &Json) -> Result<ClusterInfo> {
+    let table = required(v, ReadOnly::BrokerClusterInfo.name(), "brokerAddrTable")?;
+    let brokers = table.members().iter().map(|(_, b)| broker_data(b)).collect();
+    let clusters = v
+        .get("clusterAddrTable")
+        .map(|t| {
+            t.members()
+                .iter()
+                .filter_map(|(name, names)| Some((name.key_text()?.to_owned(), names.items().iter().filter_map(|n| n.as_str().map(str::to_owned)).collect())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(ClusterInfo { brokers, clusters })
+}
+
+/// `GET_ALL_SUBSCRIPTIONGROUP_CONFIG` to a broker: the names of its subscription groups (every
+/// group that ever sent it a heartbeat, while the broker creates them on the fly as by default).
+pub fn subscription_groups(conn: &mut Connection, timeout: Duration) -> Result<Vec<String>> {
+    decode_subscription_groups(&ask(conn, ReadOnly::AllSubscriptionGroups, &[], timeout)?)
+}
+
+pub fn decode_subscription_groups(v: &Json) -> Result<Vec<String>> {
+    let table = required(v, ReadOnly::AllSubscriptionGroups.name(), "subscriptionGroupTable")?;
+    Ok(table.members().iter().filter_map(|(name, _)| name.key_text().map(str::to_owned)).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,6 +349,25 @@ mod tests {
         let q = |id| Queue { topic: "T".into(), broker_name: "b".into(), queue_id: id };
         assert!(i.held[&q(1)].locked && i.held[&q(1)].dropped);
         assert!(i.held[&q(2)].dropped && i.held[&q(2)].commit_offset == 5);
+    }
+
+    /// The shapes of a 5.3 NameServer's `ClusterInfo` and a broker's `SubscriptionGroupWrapper`
+    /// (string-keyed broker ids; a group table keyed by name, with a data version beside it).
+    #[test]
+    fn cluster_info_and_subscription_groups_decode() {
+        let info = Json::parse(
+            br#"{"brokerAddrTable":{"broker-a":{"cluster":"C","brokerName":"broker-a","brokerAddrs":{"0":"127.0.0.1:10911","1":"127.0.0.1:10921"}}},"clusterAddrTable":{"C":["broker-a"]}}"#,
+        )
+        .unwrap();
+        let info = decode_cluster_info(&info).unwrap();
+        assert_eq!(info.brokers[0].addrs.get(&1).map(String::as_str), Some("127.0.0.1:10921"));
+        assert_eq!(info.clusters["C"], ["broker-a"]);
+        let groups =
+            Json::parse(br#"{"subscriptionGroupTable":{"G1":{"groupName":"G1"},"TOOLS_CONSUMER":{"groupName":"TOOLS_CONSUMER"}},"dataVersion":{"counter":3}}"#)
+                .unwrap();
+        assert_eq!(decode_subscription_groups(&groups).unwrap(), ["G1", "TOOLS_CONSUMER"]);
+        let err = decode_subscription_groups(&Json::parse(b"{}").unwrap()).unwrap_err();
+        assert!(err.to_string().contains("subscriptionGroupTable"), "{err}");
     }
 
     #[test]

@@ -36,8 +36,9 @@ pub(super) fn judge(snapshot: &Snapshot, judged: &[&str], lag: &BTreeMap<&Messag
                 detail,
                 lag: lag.get(&h.queue).copied(),
             };
-            let (lock_age, pull_age) = ((snapshot.taken_at_ms - h.last_lock_ms) / 1000, (snapshot.taken_at_ms - h.last_pull_ms) / 1000);
-            if orderly && !go && !h.locked && h.last_lock_ms > 0 && snapshot.taken_at_ms - h.last_lock_ms > LOCK_EXPIRY_MS {
+            let read_at = running.read_at_ms.unwrap_or(snapshot.taken_at_ms);
+            let (lock_age, pull_age) = ((read_at - h.last_lock_ms) / 1000, (read_at - h.last_pull_ms) / 1000);
+            if orderly && !go && !h.locked && h.last_lock_ms > 0 && read_at - h.last_lock_ms > LOCK_EXPIRY_MS {
                 let others = listing(snapshot, &c.client_id, &h.queue);
                 let probable = if others.is_empty() {
                     "a client that lists it no more but still renews it: one outside this member list, or one sharing an id".to_owned()
@@ -50,7 +51,7 @@ pub(super) fn judge(snapshot: &Snapshot, judged: &[&str], lag: &BTreeMap<&Messag
                     queue_text(&h.queue)
                 );
                 findings.push(on(FindingKind::OrderlyLockStuck, std::iter::once(c.client_id.clone()).chain(others).collect(), detail));
-            } else if pushes && h.last_pull_ms > 0 && snapshot.taken_at_ms - h.last_pull_ms > PULL_IDLE_MS {
+            } else if pushes && h.last_pull_ms > 0 && read_at - h.last_pull_ms > PULL_IDLE_MS {
                 let detail = format!("{} holds {} but has not pulled it for {pull_age} s (a live pull loop comes round within about 30 s; the client itself drops a queue idle for 120 s and takes it again)", c.client_id, queue_text(&h.queue));
                 findings.push(on(FindingKind::NotPulled, vec![c.client_id.clone()], detail));
             }

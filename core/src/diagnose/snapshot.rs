@@ -110,6 +110,11 @@ pub struct RunningState {
     /// allocation is involved.
     #[serde(default)]
     pub pop_queues: Vec<MessageQueue>,
+    /// When this running info was read (ms since the epoch), if not when the snapshot was taken:
+    /// `watch` asks clients only when something may have changed and reuses the last answer, and
+    /// lock and pull ages are measured from when the answer was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_at_ms: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

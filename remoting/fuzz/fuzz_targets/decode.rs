@@ -5,7 +5,9 @@
 use libfuzzer_sys::fuzz_target;
 use rocketmq_rebalance_remoting::fastjson::Json;
 use rocketmq_rebalance_remoting::frame::{read_frame, MAX_FRAME};
-use rocketmq_rebalance_remoting::requests::{decode_connections, decode_consume_stats, decode_route, decode_running_info};
+use rocketmq_rebalance_remoting::requests::{
+    decode_cluster_info, decode_connections, decode_consume_stats, decode_route, decode_running_info, decode_subscription_groups,
+};
 use rocketmq_rebalance_remoting::RemotingCommand;
 
 fuzz_target!(|data: &[u8]| {
@@ -21,5 +23,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = decode_connections(&v);
         let _ = decode_running_info(&v);
         let _ = decode_consume_stats(&v);
+        let _ = decode_cluster_info(&v);
+        let _ = decode_subscription_groups(&v);
     }
 });

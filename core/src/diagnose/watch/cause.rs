@@ -20,7 +20,8 @@ pub enum Cause {
     LockWait,
     /// Held, but its pull loop has not come round for 60 s.
     NotPulled,
-    /// Nobody holds it, and its last holder left the group or stopped answering.
+    /// Nobody holds it, and its last holder left the group or stopped answering (or the group has
+    /// no consumer online at all).
     MemberDown,
     /// Held against the strategy most members run, by a member on another strategy.
     ForeignStrategy,
@@ -68,6 +69,8 @@ pub(super) struct Evidence<'a> {
     strategy: BTreeMap<&'a str, &'a str>,
     majority: Option<&'a str>,
     mixed: bool,
+    /// No client of the group is connected at all.
+    offline: bool,
 }
 
 impl<'a> Evidence<'a> {
@@ -94,7 +97,7 @@ impl<'a> Evidence<'a> {
         // Ties: the first in name order, so that every round names the same majority.
         let majority = counts.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).map(|(s, _)| *s);
         let mixed = d.findings.iter().any(|f| f.kind == FindingKind::MixedStrategies);
-        Evidence { kinds, answering, unlocked, strategy, majority, mixed }
+        Evidence { kinds, answering, unlocked, strategy, majority, mixed, offline: connected.is_empty() }
     }
 
     /// The live clients that hold `row`'s queue, as far as the round could tell.
@@ -110,7 +113,7 @@ impl<'a> Evidence<'a> {
             return Some(Cause::DoubleHeld);
         }
         if has(FindingKind::Orphaned) {
-            let owner_gone = !last_owner.is_empty() && last_owner.iter().any(|o| !self.answering(o));
+            let owner_gone = self.offline || (!last_owner.is_empty() && last_owner.iter().any(|o| !self.answering(o)));
             return Some(if owner_gone { Cause::MemberDown } else { Cause::Orphaned });
         }
         if has(FindingKind::OrderlyLockStuck) {

@@ -75,6 +75,17 @@ pub struct GroupVerdict {
     /// Messages waiting on queues no added consumer can drain while the cause lasts.
     pub stuck_lag: i64,
     pub lag: i64,
+    /// The same sums per topic.
+    pub topics: BTreeMap<String, TopicLag>,
+}
+
+/// A topic's lag, split as the group's is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicLag {
+    pub lag: i64,
+    pub drainable_lag: i64,
+    pub stuck_lag: i64,
 }
 
 /// One queue's memory across rounds.
@@ -120,6 +131,7 @@ impl GroupWatch {
             drainable_lag: 0,
             stuck_lag: 0,
             lag: 0,
+            topics: BTreeMap::new(),
         };
         let mut per_topic: BTreeMap<&str, usize> = BTreeMap::new();
         for row in &d.queues {
@@ -155,10 +167,11 @@ impl GroupWatch {
             track.status = Some((status, since));
             let cause = evidence.cause(row, &last_owner).or((status != QueueStatus::Ok).then_some(Cause::Unknown));
             let lag = row.lag.unwrap_or(0);
-            out.lag += lag;
+            let topic = out.topics.entry(row.queue.topic.to_string()).or_default();
+            topic.lag += lag;
             match cause {
-                Some(c) if c.stuck() => out.stuck_lag += lag,
-                None | Some(Cause::Unknown) if !row.holders.is_empty() => out.drainable_lag += lag,
+                Some(c) if c.stuck() => topic.stuck_lag += lag,
+                None | Some(Cause::Unknown) if !row.holders.is_empty() => topic.drainable_lag += lag,
                 _ => {}
             }
             out.status = out.status.max(status);
@@ -176,6 +189,11 @@ impl GroupWatch {
         let round = self.round;
         self.queues.retain(|_, t| t.seen_round == round);
         out.useful_members_max = per_topic.values().copied().max().unwrap_or(0);
+        for t in out.topics.values() {
+            out.lag += t.lag;
+            out.drainable_lag += t.drainable_lag;
+            out.stuck_lag += t.stuck_lag;
+        }
         let mut since = BTreeMap::new();
         for f in &d.findings {
             let id = f.identity();

@@ -1,0 +1,209 @@
+//! One round of `watch`: which groups, each read and judged by a small pool of workers (each worker
+//! one request at a time, so never more requests in flight than workers), its state carried to the
+//! next round. A group that fails keeps its last good verdict, marked stale.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rocketmq_rebalance::diagnose::watch::{GroupVerdict, GroupWatch, OwnerChange, QueueStatus, WatchRules};
+use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, FindingKind, Snapshot, StrategyOverrides};
+use rocketmq_rebalance_remoting::read::{list_groups, read_group_since, Options};
+use rocketmq_rebalance_remoting::requests;
+use rocketmq_rebalance_remoting::{Connection, RequestStats};
+
+/// Which groups a watch judges.
+#[derive(Clone, Debug)]
+pub enum Groups {
+    /// These, whatever the cluster lists.
+    Named(Vec<String>),
+    /// Every group the brokers have a subscription group for (system groups too if `system`).
+    All { system: bool },
+    /// Snapshots written by `inspect --save`, each read again every round (group to file): the
+    /// cluster is not asked.
+    Loaded(BTreeMap<String, String>),
+}
+
+/// What a watch is pointed at and how it reads.
+pub struct Target {
+    pub namesrv: String,
+    pub groups: Groups,
+    pub topics: Vec<String>,
+    pub overrides: StrategyOverrides,
+    /// Per request; running info waits for the broker's own relay on top of it.
+    pub options: Options,
+    pub rules: WatchRules,
+    /// Running info is asked at least every this many rounds (and whenever something may have
+    /// changed what a client holds, or a queue is not OK).
+    pub running_info_every: u64,
+    /// Requests in flight at most: the number of workers.
+    pub workers: usize,
+    /// The `cluster` label; None: the cluster's own name when it has one, else the NameServer.
+    pub cluster: Option<String>,
+}
+
+/// One group's state across rounds.
+#[derive(Default)]
+pub struct GroupState {
+    watch: GroupWatch,
+    last: Option<Snapshot>,
+    rounds_since_running_info: u64,
+    /// The last good verdict (stale when `error` is set).
+    pub verdict: Option<GroupVerdict>,
+    pub error: Option<String>,
+    pub last_success_ms: Option<i64>,
+    /// The latest owner changes, newest last, at most [`RECENT_CHANGES`].
+    pub recent_changes: Vec<OwnerChange>,
+}
+
+impl GroupState {
+    /// The last verdict's findings counted by kind.
+    pub fn watch_findings(&self) -> BTreeMap<FindingKind, usize> {
+        let mut out = BTreeMap::new();
+        for f in self.verdict.iter().flat_map(|v| &v.findings) {
+            *out.entry(f.finding.kind).or_default() += 1;
+        }
+        out
+    }
+}
+
+/// Owner changes kept per group for the page.
+pub const RECENT_CHANGES: usize = 20;
+
+/// Everything a watch knows after a round.
+pub struct Watcher {
+    pub target: Target,
+    pub stats: Arc<RequestStats>,
+    pub groups: BTreeMap<String, GroupState>,
+    pub cluster: String,
+    pub rounds: u64,
+    pub last_round: Duration,
+    /// Why the group list could not be read this round (the last list is kept), if it could not.
+    pub discovery_error: Option<String>,
+}
+
+impl Watcher {
+    pub fn new(mut target: Target) -> Self {
+        let stats = Arc::new(RequestStats::default());
+        target.options.stats = Some(Arc::clone(&stats));
+        target.options.offline_groups = true;
+        // Each worker asks one client at a time: the workers are the bound on requests in flight.
+        target.options.parallel = 1;
+        let default = if matches!(target.groups, Groups::Loaded(_)) { "snapshot".to_owned() } else { target.namesrv.clone() };
+        let cluster = target.cluster.clone().unwrap_or(default);
+        let named = target.cluster.is_some() || matches!(target.groups, Groups::Loaded(_));
+        let mut w = Watcher { target, stats, groups: BTreeMap::new(), cluster, rounds: 0, last_round: Duration::ZERO, discovery_error: None };
+        if !named {
+            w.name_cluster();
+        }
+        w
+    }
+
+    /// The cluster's name from the NameServer, when it has exactly one cluster.
+    fn name_cluster(&mut self) {
+        for addr in self.target.namesrv.split(';').map(str::trim).filter(|a| !a.is_empty()) {
+            let info = Connection::open(addr, self.target.options.timeout)
+                .map(|c| c.signing(self.target.options.credentials.clone()).counting(self.target.options.stats.clone()))
+                .and_then(|mut c| requests::cluster_info(&mut c, self.target.options.timeout));
+            if let Ok(info) = info {
+                if let [only] = info.clusters.keys().collect::<Vec<_>>()[..] {
+                    self.cluster = only.clone();
+                }
+                return;
+            }
+        }
+    }
+
+    /// Runs one round; returns the owner changes it saw, for the history.
+    pub fn round(&mut self) -> Vec<(String, OwnerChange)> {
+        let started = Instant::now();
+        self.rounds += 1;
+        let names = self.group_names();
+        // Groups no longer listed are forgotten, with their series.
+        self.groups.retain(|g, _| names.contains(g));
+        let rules = self.target.rules;
+        let fresh = || GroupState { watch: GroupWatch::new(rules), ..GroupState::default() };
+        let queue: Mutex<Vec<(String, GroupState)>> =
+            Mutex::new(names.iter().rev().map(|g| (g.clone(), self.groups.remove(g).unwrap_or_else(fresh))).collect());
+        let done: Mutex<Vec<(String, GroupState, Vec<OwnerChange>)>> = Mutex::new(Vec::new());
+        let target = &self.target;
+        thread::scope(|s| {
+            for _ in 0..target.workers.max(1).min(names.len().max(1)) {
+                s.spawn(|| loop {
+                    let Some((group, mut state)) = queue.lock().expect("not poisoned").pop() else { return };
+                    let changes = judge(target, &group, &mut state);
+                    done.lock().expect("not poisoned").push((group, state, changes));
+                });
+            }
+        });
+        let mut changes = Vec::new();
+        for (group, state, seen) in done.into_inner().expect("not poisoned") {
+            changes.extend(seen.into_iter().map(|c| (group.clone(), c)));
+            self.groups.insert(group, state);
+        }
+        changes.sort_by(|a, b| (a.1.at_ms, &a.0).cmp(&(b.1.at_ms, &b.0)));
+        self.last_round = started.elapsed();
+        changes
+    }
+
+    fn group_names(&mut self) -> BTreeSet<String> {
+        match &self.target.groups {
+            Groups::Named(names) => names.iter().cloned().collect(),
+            Groups::Loaded(files) => files.keys().cloned().collect(),
+            Groups::All { system } => match list_groups(&self.target.namesrv, *system, &self.target.options) {
+                Ok((groups, failures)) => {
+                    self.discovery_error = (!failures.is_empty()).then(|| format!("some brokers did not list their groups: {}", failures.join("; ")));
+                    // A broker that did not answer may know groups the others do not: keep those seen before.
+                    if failures.is_empty() {
+                        groups
+                    } else {
+                        groups.into_iter().chain(self.groups.keys().cloned()).collect()
+                    }
+                }
+                Err(e) => {
+                    self.discovery_error = Some(format!("cannot list the cluster's groups: {e}"));
+                    self.groups.keys().cloned().collect()
+                }
+            },
+        }
+    }
+}
+
+/// Reads and judges one group into its state; the owner changes seen.
+fn judge(target: &Target, group: &str, state: &mut GroupState) -> Vec<OwnerChange> {
+    let unsettled = state.verdict.as_ref().is_some_and(|v| v.status != QueueStatus::Ok || v.queues.iter().any(|q| q.cause.is_some()));
+    let ask_clients = state.last.is_none() || unsettled || state.rounds_since_running_info + 1 >= target.running_info_every.max(1);
+    let previous = if ask_clients { None } else { state.last.as_ref() };
+    let read = match &target.groups {
+        Groups::Loaded(files) => load(&files[group]),
+        _ => read_group_since(&target.namesrv, group, &target.topics, &target.options, previous).map_err(|e| e.to_string()),
+    };
+    match read {
+        Ok(snapshot) => {
+            let asked = snapshot.clients.iter().all(|c| c.running.as_ref().is_none_or(|r| r.read_at_ms.is_none()));
+            state.rounds_since_running_info = if asked { 0 } else { state.rounds_since_running_info + 1 };
+            let d = diagnose_with(&snapshot, &target.overrides);
+            let verdict = state.watch.observe(&snapshot, &d);
+            let changes = verdict.changes.clone();
+            state.recent_changes.extend(changes.iter().cloned());
+            let excess = state.recent_changes.len().saturating_sub(RECENT_CHANGES);
+            state.recent_changes.drain(..excess);
+            state.verdict = Some(verdict);
+            state.error = None;
+            state.last_success_ms = Some(snapshot.taken_at_ms);
+            state.last = Some(snapshot);
+            changes
+        }
+        Err(e) => {
+            state.error = Some(e);
+            Vec::new()
+        }
+    }
+}
+
+/// A snapshot file, read now.
+pub fn load(file: &str) -> Result<Snapshot, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    parse_snapshot(&text).map_err(|e| format!("{file}: {e}"))
+}
