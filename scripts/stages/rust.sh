@@ -13,3 +13,7 @@ for md5_path in $(cargo run --locked -q -p rocketmq-rebalance --example md5_path
   echo "conformance vectors on MD5 path $md5_path"
   RMQ_REBALANCE_MD5=$md5_path cargo test --locked -q -p rocketmq-rebalance --test conformance
 done
+# deploy/ checked by the real promtool (Debian's, unpacked under target/tools): the rules, every
+# dashboard and KEDA expression, and the metrics `watch` serves, against the metric contract.
+promtool_dir=$(bash scripts/lib/install-prometheus.sh)
+python3 scripts/lib/check_deploy.py "$promtool_dir/promtool" target/debug/rmq-rebalance
