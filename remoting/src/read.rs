@@ -10,13 +10,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rocketmq_rebalance::diagnose::{BrokerMembers, ClientConnection, ClientState, HeldQueue, QueueOffsets, RunningState, Snapshot, Subscription};
 use rocketmq_rebalance::MessageQueue;
 
-use crate::requests::{self, GroupConnections, Queue, TopicRoute};
+use crate::requests::{self, GroupConnections, Queue, TopicRoute, CONSUMER_NOT_ONLINE};
 use crate::{Connection, Credentials, Error, RequestStats, Result};
 
 /// `PermName.PERM_READ`: a queue data without it lends no readable queues.
 const PERM_READ: i64 = 4;
-/// The broker's answer when it has no consumer of the group online.
-const CONSUMER_NOT_ONLINE: i32 = 206;
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -266,11 +264,7 @@ fn members(masters: &[(String, String)], group: &str, options: &Options) -> (Vec
         let answer = connect(addr, options).and_then(|mut c| {
             let ids = requests::consumer_ids(&mut c, group, options.timeout)?;
             if connections.is_none() {
-                match requests::connections(&mut c, group, options.timeout) {
-                    Ok(found) => connections = Some(found),
-                    Err(Error::Refused { code: CONSUMER_NOT_ONLINE, .. }) => {}
-                    Err(e) => return Err(e),
-                }
+                connections = requests::connections(&mut c, group, options.timeout)?;
             }
             Ok(ids)
         });

@@ -111,7 +111,22 @@ fn fields(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 
 /// Sends `request` and parses the body of a successful answer.
 fn ask(conn: &mut Connection, request: ReadOnly, pairs: &[(&str, &str)], timeout: Duration) -> Result<Json> {
+    ask_unless(conn, request, pairs, timeout, |_, _| false).map(|v| v.unwrap_or(Json::Null))
+}
+
+/// [`ask`], except that a refusal `expected` accepts (by code and remark) is `None`, an answer
+/// rather than a failure: not counted as one either.
+fn ask_unless(
+    conn: &mut Connection,
+    request: ReadOnly,
+    pairs: &[(&str, &str)],
+    timeout: Duration,
+    expected: impl Fn(i32, &str) -> bool,
+) -> Result<Option<Json>> {
     let answer = conn.request(request, fields(pairs), timeout)?;
+    if answer.code != 0 && expected(answer.code, answer.remark.as_deref().unwrap_or_default()) {
+        return Ok(None);
+    }
     if answer.code != 0 {
         conn.refused(request);
         return Err(Error::Refused { what: request.name(), code: answer.code, remark: answer.remark.unwrap_or_default() });
@@ -119,7 +134,7 @@ fn ask(conn: &mut Connection, request: ReadOnly, pairs: &[(&str, &str)], timeout
     if answer.body.is_empty() {
         return Err(Error::EmptyAnswer { what: request.name(), remark: answer.remark.unwrap_or_default() });
     }
-    Json::parse(&answer.body)
+    Json::parse(&answer.body).map(Some)
 }
 
 fn text(v: &Json, key: &str) -> String {
@@ -172,16 +187,26 @@ fn broker_data(b: &Json) -> BrokerData {
 }
 
 /// `GET_CONSUMER_LIST_BY_GROUP` to a broker: the ids a member allocates with, duplicates kept.
+/// A broker with no member of the group online says so as a refusal (`SYSTEM_ERROR`, "no consumer
+/// for this group, G", 4.9 and 5.x alike): that is an answer, the empty list, not a failure.
 pub fn consumer_ids(conn: &mut Connection, group: &str, timeout: Duration) -> Result<Vec<String>> {
-    let v = ask(conn, ReadOnly::ConsumerListByGroup, &[("consumerGroup", group)], timeout)?;
+    let none_online = |code, remark: &str| code == 1 && remark.starts_with("no consumer for this group");
+    let Some(v) = ask_unless(conn, ReadOnly::ConsumerListByGroup, &[("consumerGroup", group)], timeout, none_online)? else {
+        return Ok(Vec::new());
+    };
     let ids = required(&v, ReadOnly::ConsumerListByGroup.name(), "consumerIdList")?;
     Ok(ids.items().iter().filter_map(|i| i.as_str().map(str::to_owned)).collect())
 }
 
 /// `GET_CONSUMER_CONNECTION_LIST` to a broker.
-pub fn connections(conn: &mut Connection, group: &str, timeout: Duration) -> Result<GroupConnections> {
-    decode_connections(&ask(conn, ReadOnly::ConsumerConnectionList, &[("consumerGroup", group)], timeout)?)
+/// `None`: the broker has no consumer of the group online (`CONSUMER_NOT_ONLINE`, 206), an answer.
+pub fn connections(conn: &mut Connection, group: &str, timeout: Duration) -> Result<Option<GroupConnections>> {
+    let offline = |code, _: &str| code == CONSUMER_NOT_ONLINE;
+    ask_unless(conn, ReadOnly::ConsumerConnectionList, &[("consumerGroup", group)], timeout, offline)?.map(|v| decode_connections(&v)).transpose()
 }
+
+/// The broker's answer when it has no consumer of the group online.
+pub const CONSUMER_NOT_ONLINE: i32 = 206;
 
 pub fn decode_connections(v: &Json) -> Result<GroupConnections> {
     let what = ReadOnly::ConsumerConnectionList.name();

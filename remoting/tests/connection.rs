@@ -191,3 +191,19 @@ fn a_broker_that_does_not_answer_is_named_not_the_consumers() {
     assert!(err.contains(&format!("broker-a at {broker}: {broker} did not answer within 400 ms")), "{err}");
     assert!(err.contains("0 of 1 brokers answered"), "{err}");
 }
+
+/// A broker with no member of the group online refuses the member list with `SYSTEM_ERROR` and
+/// "no consumer for this group, G" (4.9 and 5.x): read as the empty list, any other refusal kept.
+#[test]
+fn no_consumer_for_this_group_is_an_empty_member_list() {
+    let refuse = |remark: &'static str| {
+        serve(move |s, req| {
+            let r = RemotingCommand { code: 1, flag: 1, opaque: req.opaque, remark: Some(remark.into()), ..RemotingCommand::default() };
+            s.write_all(&frame(&r.encode())).unwrap();
+        })
+    };
+    let ids = |addr: String| rocketmq_rebalance_remoting::requests::consumer_ids(&mut Connection::open(&addr, SHORT).unwrap(), "G", SHORT);
+    assert_eq!(ids(refuse("no consumer for this group, G")).unwrap(), Vec::<String>::new());
+    let err = ids(refuse("something else")).unwrap_err();
+    assert!(matches!(err, Error::Refused { code: 1, .. }), "{err}");
+}

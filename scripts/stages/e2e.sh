@@ -25,7 +25,7 @@ source tests/e2e/run/common.sh
 # release compiles on both cores for minutes: it goes first, beside soak, so that the java
 # scenario (whose Spring test waits on trace records an instance flushes as it closes) never runs
 # beside it; one run that had them side by side lost an instance's last trace records.
-lanes=("release faults inspect-liveness spring broker49" "soak orderly mixed-go java")
+lanes=("release faults inspect-liveness spring broker49 watch" "soak orderly mixed-go java")
 if [[ $# -gt 0 ]]; then
   for s in "$@"; do [[ -f tests/e2e/run/$s.sh ]] || { echo "no scenario '$s' (tests/e2e/run/*.sh)" >&2; exit 2; }; done
   lanes=("$*")
