@@ -26,6 +26,10 @@ pub enum Error {
     EmptyAnswer { what: &'static str, remark: String },
     #[error("{what} refused with code {code}: {remark}")]
     Refused { what: &'static str, code: i32, remark: String },
+    /// Not asked: the address failed at the transport earlier in the same round (`watch`), and one
+    /// deadline per round is all a hung server may cost.
+    #[error("{addr} not asked: it failed earlier in this round ({why})")]
+    Skipped { addr: String, why: String },
     /// Nothing that answered could say: every place asked failed, each for its own reason.
     #[error("{what}: {}", .failures.join("; "))]
     NoAnswer { what: String, failures: Vec<String> },
@@ -39,6 +43,14 @@ fn not_remoting(len: u64) -> String {
         format!(" (its first bytes read {:?}: not a RocketMQ remoting server?)", String::from_utf8_lossy(&bytes))
     } else {
         String::new()
+    }
+}
+
+impl Error {
+    /// The server could not be reached or did not answer in time (as opposed to an answer that
+    /// refused or did not decode): worth not asking again at once.
+    pub fn is_transport(&self) -> bool {
+        matches!(self, Error::Connect { .. } | Error::Timeout { .. } | Error::Closed { .. } | Error::Io { .. } | Error::FrameTooLarge { .. })
     }
 }
 

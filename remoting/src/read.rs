@@ -29,11 +29,32 @@ pub struct Options {
     /// A group no broker knows a consumer of is read as offline (no connections, its topics those
     /// it has offsets for) rather than refused; `watch` judges such groups, `inspect` refuses them.
     pub offline_groups: bool,
+    /// Addresses that failed at the transport are not asked again while they are listed here
+    /// (`watch` clears it each round); none by default, every request is tried.
+    pub unreachable: Option<Arc<Unreachable>>,
+}
+
+/// Addresses that failed at the transport (no connection, no answer in time), with why.
+#[derive(Debug, Default)]
+pub struct Unreachable(Mutex<BTreeMap<String, String>>);
+
+impl Unreachable {
+    pub fn clear(&self) {
+        self.0.lock().expect("not poisoned").clear();
+    }
+
+    fn get(&self, addr: &str) -> Option<String> {
+        self.0.lock().expect("not poisoned").get(addr).cloned()
+    }
+
+    fn mark(&self, addr: &str, why: String) {
+        self.0.lock().expect("not poisoned").insert(addr.to_owned(), why);
+    }
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { timeout: Duration::from_secs(5), parallel: 8, credentials: None, stats: None, offline_groups: false }
+        Options { timeout: Duration::from_secs(5), parallel: 8, credentials: None, stats: None, offline_groups: false, unreachable: None }
     }
 }
 
@@ -158,6 +179,20 @@ fn read_then(taken_at_ms: i64) -> impl Fn(ClientState) -> ClientState {
     }
 }
 
+/// `ask` on a connection to `addr`, unless `addr` is listed unreachable; a transport failure lists it.
+fn on<T>(addr: &str, options: &Options, ask: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+    if let Some(why) = options.unreachable.as_ref().and_then(|u| u.get(addr)) {
+        return Err(Error::Skipped { addr: addr.to_owned(), why });
+    }
+    let result = connect(addr, options).and_then(|mut c| ask(&mut c));
+    if let (Err(e), Some(u)) = (&result, &options.unreachable) {
+        if e.is_transport() {
+            u.mark(addr, e.to_string());
+        }
+    }
+    result
+}
+
 /// A connection to `addr` that signs and counts its requests as `options` says.
 fn connect(addr: &str, options: &Options) -> Result<Connection> {
     Ok(Connection::open(addr, options.timeout)?.signing(options.credentials.clone()).counting(options.stats.clone()))
@@ -172,7 +207,7 @@ fn message_queue(q: &Queue) -> MessageQueue {
 fn offsets(masters: &[(String, String)], group: &str, options: &Options) -> Vec<QueueOffsets> {
     let mut out = Vec::new();
     for (_, addr) in masters {
-        let Ok(stats) = connect(addr, options).and_then(|mut c| requests::consume_stats(&mut c, group, options.timeout)) else { continue };
+        let Ok(stats) = on(addr, options, |c| requests::consume_stats(c, group, options.timeout)) else { continue };
         out.extend(stats.iter().map(|(q, o)| QueueOffsets { queue: message_queue(q), broker_offset: o.broker_offset, consumer_offset: o.consumer_offset }));
     }
     out
@@ -188,7 +223,7 @@ fn route(namesrv: &str, topic: &str, options: &Options) -> Result<TopicRoute> {
 fn first_namesrv<T>(namesrv: &str, what: &str, ask: impl Fn(&mut Connection) -> Result<T>, options: &Options) -> Result<T> {
     let mut failures = Vec::new();
     for addr in namesrv.split(';').map(str::trim).filter(|a| !a.is_empty()) {
-        match connect(addr, options).and_then(|mut c| ask(&mut c)) {
+        match on(addr, options, &ask) {
             Ok(r) => return Ok(r),
             Err(e) => failures.push(e),
         }
@@ -209,7 +244,7 @@ pub fn list_groups(namesrv: &str, system: bool, options: &Options) -> Result<(BT
     let mut failures = Vec::new();
     for b in &info.brokers {
         let Some(addr) = b.addrs.get(&0) else { continue };
-        match connect(addr, options).and_then(|mut c| requests::subscription_groups(&mut c, options.timeout)) {
+        match on(addr, options, |c| requests::subscription_groups(c, options.timeout)) {
             Ok(names) => groups.extend(names.into_iter().filter(|g| system || !is_system_group(g))),
             Err(e) => failures.push(format!("{} at {addr}: {e}", b.broker_name)),
         }
@@ -261,10 +296,10 @@ fn members(masters: &[(String, String)], group: &str, options: &Options) -> (Vec
     let mut brokers = Vec::new();
     let mut connections = None;
     for (name, addr) in masters {
-        let answer = connect(addr, options).and_then(|mut c| {
-            let ids = requests::consumer_ids(&mut c, group, options.timeout)?;
+        let answer = on(addr, options, |c| {
+            let ids = requests::consumer_ids(c, group, options.timeout)?;
             if connections.is_none() {
-                connections = requests::connections(&mut c, group, options.timeout)?;
+                connections = requests::connections(c, group, options.timeout)?;
             }
             Ok(ids)
         });
@@ -302,7 +337,7 @@ fn running_infos(masters: &[(String, String)], group: &str, conns: &[ClientConne
 fn running_info(masters: &[(String, String)], group: &str, client_id: &str, options: &Options) -> ClientState {
     let mut error = String::from("no broker to relay the request");
     for (_, addr) in masters {
-        match connect(addr, options).and_then(|mut c| requests::running_info(&mut c, group, client_id)) {
+        match on(addr, options, |c| requests::running_info(c, group, client_id)) {
             Ok(info) => {
                 let held = info
                     .held

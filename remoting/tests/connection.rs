@@ -207,3 +207,30 @@ fn no_consumer_for_this_group_is_an_empty_member_list() {
     let err = ids(refuse("something else")).unwrap_err();
     assert!(matches!(err, Error::Refused { code: 1, .. }), "{err}");
 }
+
+/// With an `Unreachable` list, an address that timed out is not asked again until the list is
+/// cleared: a hung server costs one deadline, not one per request (watch clears it each round).
+#[test]
+fn an_address_that_timed_out_is_skipped_until_cleared() {
+    use std::sync::Arc;
+
+    use rocketmq_rebalance_remoting::read::{read_group, Options, Unreachable};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    // Accepts every connection and never answers.
+    thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in listener.incoming() {
+            held.push(s);
+        }
+    });
+    let unreachable = Arc::new(Unreachable::default());
+    let options = Options { timeout: SHORT, unreachable: Some(Arc::clone(&unreachable)), ..Options::default() };
+    let first = read_group(&addr, "G", &[], &options).unwrap_err();
+    assert!(matches!(first, Error::Timeout { .. }), "{first}");
+    let second = read_group(&addr, "G", &[], &options).unwrap_err();
+    assert!(matches!(second, Error::Skipped { .. }) && second.to_string().contains(&addr), "{second}");
+    unreachable.clear();
+    let third = read_group(&addr, "G", &[], &options).unwrap_err();
+    assert!(matches!(third, Error::Timeout { .. }), "{third}");
+}

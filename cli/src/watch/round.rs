@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use rocketmq_rebalance::diagnose::watch::{GroupVerdict, GroupWatch, OwnerChange, QueueStatus, WatchRules};
 use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, FindingKind, Snapshot, StrategyOverrides};
-use rocketmq_rebalance_remoting::read::{list_groups, read_group_since, Options};
+use rocketmq_rebalance_remoting::read::{list_groups, read_group_since, Options, Unreachable};
 use rocketmq_rebalance_remoting::requests;
 use rocketmq_rebalance_remoting::{Connection, RequestStats};
 
@@ -88,6 +88,8 @@ impl Watcher {
         let stats = Arc::new(RequestStats::default());
         target.options.stats = Some(Arc::clone(&stats));
         target.options.offline_groups = true;
+        // A hung broker or NameServer costs one deadline per round, not one per group.
+        target.options.unreachable = Some(Arc::new(Unreachable::default()));
         // Each worker asks one client at a time: the workers are the bound on requests in flight.
         target.options.parallel = 1;
         let default = if matches!(target.groups, Groups::Loaded(_)) { "snapshot".to_owned() } else { target.namesrv.clone() };
@@ -119,6 +121,9 @@ impl Watcher {
     pub fn round(&mut self) -> Vec<(String, OwnerChange)> {
         let started = Instant::now();
         self.rounds += 1;
+        if let Some(u) = &self.target.options.unreachable {
+            u.clear();
+        }
         let names = self.group_names();
         // Groups no longer listed are forgotten, with their series.
         self.groups.retain(|g, _| names.contains(g));
