@@ -239,7 +239,7 @@ fn first_namesrv<T>(namesrv: &str, what: &str, ask: impl Fn(&mut Connection) -> 
 /// names of `GET_BROKER_CLUSTER_INFO`), system groups left out unless `system`. A master that does
 /// not answer is listed in the second part with why; the groups of those that did are still found.
 pub fn list_groups(namesrv: &str, system: bool, options: &Options) -> Result<(BTreeSet<String>, Vec<String>)> {
-    let info = first_namesrv(namesrv, "the brokers of the cluster", |c| requests::cluster_info(c, options.timeout), options)?;
+    let info = cluster_info(namesrv, options)?;
     let mut groups = BTreeSet::new();
     let mut failures = Vec::new();
     for b in &info.brokers {
@@ -250,6 +250,11 @@ pub fn list_groups(namesrv: &str, system: bool, options: &Options) -> Result<(BT
         }
     }
     Ok((groups, failures))
+}
+
+/// Every broker of every cluster, from the first NameServer that answers.
+pub fn cluster_info(namesrv: &str, options: &Options) -> Result<requests::ClusterInfo> {
+    first_namesrv(namesrv, "the brokers of the cluster", |c| requests::cluster_info(c, options.timeout), options)
 }
 
 /// The groups a broker creates for itself or its tools (`MixAll.isSysConsumerGroup`, which is the

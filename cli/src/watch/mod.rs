@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rocketmq_rebalance::diagnose::watch::{FlapRule, WatchRules, WindowRules};
+use rocketmq_rebalance::diagnose::watch::{FlapRule, QueueStatus, WatchRules, WindowRules};
 use rocketmq_rebalance::diagnose::StrategyOverrides;
 use rocketmq_rebalance_remoting::read::Options;
 use rocketmq_rebalance_remoting::Credentials;
@@ -307,7 +307,7 @@ fn report(w: &Watcher) {
     let unread = w.groups.values().filter(|s| s.error.is_some()).count();
     // The first failure in full: a log line that says why, not only how many.
     let first = w.groups.iter().find_map(|(g, s)| Some(format!(" (first: {g}: {})", s.error.as_ref()?))).unwrap_or_default();
-    let not_ok = w.groups.values().filter(|s| s.verdict.as_ref().is_some_and(|v| v.status.name() != "OK")).count();
+    let not_ok = w.groups.values().filter(|s| s.verdict.as_ref().is_some_and(|v| v.status != QueueStatus::Ok)).count();
     let also = w.discovery_error.as_deref().map_or(String::new(), |e| format!("; {e}"));
     eprintln!("round {}: {} groups, {not_ok} not OK, {unread} not read{first}, {:.1} s{also}", w.rounds, w.groups.len(), w.last_round.as_secs_f64());
 }

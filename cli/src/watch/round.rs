@@ -9,9 +9,8 @@ use std::time::{Duration, Instant};
 
 use rocketmq_rebalance::diagnose::watch::{GroupVerdict, GroupWatch, OwnerChange, QueueStatus, WatchRules};
 use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, FindingKind, Snapshot, StrategyOverrides};
-use rocketmq_rebalance_remoting::read::{list_groups, read_group_since, Options, Unreachable};
-use rocketmq_rebalance_remoting::requests;
-use rocketmq_rebalance_remoting::{Connection, RequestStats};
+use rocketmq_rebalance_remoting::read::{cluster_info, list_groups, read_group_since, Options, Unreachable};
+use rocketmq_rebalance_remoting::RequestStats;
 
 /// Which groups a watch judges.
 #[derive(Clone, Debug)]
@@ -104,15 +103,9 @@ impl Watcher {
 
     /// The cluster's name from the NameServer, when it has exactly one cluster.
     fn name_cluster(&mut self) {
-        for addr in self.target.namesrv.split(';').map(str::trim).filter(|a| !a.is_empty()) {
-            let info = Connection::open(addr, self.target.options.timeout)
-                .map(|c| c.signing(self.target.options.credentials.clone()).counting(self.target.options.stats.clone()))
-                .and_then(|mut c| requests::cluster_info(&mut c, self.target.options.timeout));
-            if let Ok(info) = info {
-                if let [only] = info.clusters.keys().collect::<Vec<_>>()[..] {
-                    self.cluster = only.clone();
-                }
-                return;
+        if let Ok(info) = cluster_info(&self.target.namesrv, &self.target.options) {
+            if let [only] = info.clusters.keys().collect::<Vec<_>>()[..] {
+                self.cluster = only.clone();
             }
         }
     }

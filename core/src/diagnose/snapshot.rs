@@ -46,8 +46,14 @@ pub struct QueueOffsets {
 impl QueueOffsets {
     /// Messages not yet consumed (all of them when nothing is committed).
     pub fn lag(&self) -> i64 {
-        (self.broker_offset - self.consumer_offset.max(0)).max(0)
+        lag(self.broker_offset, self.consumer_offset)
     }
+}
+
+/// Messages not yet consumed on a queue at `broker_offset` whose group committed `consumer_offset`
+/// (negative: nothing committed, so all of them).
+pub fn lag(broker_offset: i64, consumer_offset: i64) -> i64 {
+    (broker_offset - consumer_offset.max(0)).max(0)
 }
 
 /// One subscription as a client's running info gives it.

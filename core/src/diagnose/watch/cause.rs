@@ -100,7 +100,8 @@ impl<'a> Evidence<'a> {
         Evidence { kinds, answering, unlocked, strategy, majority, mixed, offline: connected.is_empty() }
     }
 
-    /// The live clients that hold `row`'s queue, as far as the round could tell.
+    /// The client is connected and answered for what it holds (this round, or the running info
+    /// reused for it).
     pub(super) fn answering(&self, client: &str) -> bool {
         self.answering.contains(client)
     }

@@ -60,7 +60,7 @@ pub struct Sample {
 
 impl Sample {
     pub fn lag(&self) -> i64 {
-        (self.broker_offset - self.consumer_offset.max(0)).max(0)
+        super::super::snapshot::lag(self.broker_offset, self.consumer_offset)
     }
 }
 
