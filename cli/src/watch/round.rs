@@ -8,7 +8,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use rocketmq_rebalance::diagnose::watch::{GroupVerdict, GroupWatch, OwnerChange, QueueStatus, WatchRules};
-use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, FindingKind, Snapshot, StrategyOverrides};
+use rocketmq_rebalance::diagnose::{diagnose_with, parse_snapshot, refused_nan, FindingKind, Snapshot, StrategyOverrides};
 use rocketmq_rebalance_remoting::read::{cluster_info, list_groups, read_group_since, Options, Unreachable};
 use rocketmq_rebalance_remoting::RequestStats;
 
@@ -168,19 +168,52 @@ impl Watcher {
     }
 }
 
+/// A queue got messages since `last` and its committed offset did not move: a holder that
+/// froze or hangs looks exactly like this while its running info is being reused, so the clients
+/// are asked again at once rather than after `running_info_every` rounds. (A consumer under
+/// traffic commits every 5 s, so at the default 30 s interval a healthy one never triggers it.)
+fn stopped_committing(last: &Snapshot, now: &Snapshot) -> bool {
+    let before: BTreeMap<_, _> = last.offsets.iter().map(|o| (&o.queue, o)).collect();
+    now.offsets.iter().any(|o| before.get(&o.queue).is_some_and(|b| o.broker_offset > b.broker_offset && o.consumer_offset == b.consumer_offset))
+}
+
+/// A Go client that refused to encode a NaN statistic answered: it is alive and holds what it
+/// held, which its last running info says (stamped with when it was read), rather than nothing,
+/// which would make its queues orphaned or its holder down for a round.
+fn stand_in_for_nan(snapshot: &mut Snapshot, last: Option<&Snapshot>) {
+    let Some(last) = last else { return };
+    for c in snapshot.clients.iter_mut().filter(|c| c.running.is_none() && c.error.as_deref().is_some_and(refused_nan)) {
+        if let Some(before) = last.clients.iter().find(|b| b.client_id == c.client_id).and_then(|b| b.running.as_ref()) {
+            let mut running = before.clone();
+            running.read_at_ms.get_or_insert(last.taken_at_ms);
+            c.running = Some(running);
+            c.error = None;
+        }
+    }
+}
+
 /// Reads and judges one group into its state; the owner changes seen.
 fn judge(target: &Target, group: &str, state: &mut GroupState) -> Vec<OwnerChange> {
     let unsettled = state.verdict.as_ref().is_some_and(|v| v.status != QueueStatus::Ok || v.queues.iter().any(|q| q.cause.is_some()));
     let ask_clients = state.last.is_none() || unsettled || state.rounds_since_running_info + 1 >= target.running_info_every.max(1);
-    let previous = if ask_clients { None } else { state.last.as_ref() };
-    let read = match &target.groups {
+    let read_once = |previous: Option<&Snapshot>| match &target.groups {
         Groups::Loaded(files) => load(&files[group]),
         _ => read_group_since(&target.namesrv, group, &target.topics, &target.options, previous).map_err(|e| e.to_string()),
     };
+    let previous = if ask_clients { None } else { state.last.as_ref() };
+    let mut read = read_once(previous);
+    // Running info reused while a holder stopped committing: ask the clients now, in this round,
+    // so that a frozen or hung member is named at once rather than `running_info_every` rounds on.
+    if let (Ok(snapshot), Some(last)) = (&read, previous) {
+        if stopped_committing(last, snapshot) {
+            read = read_once(None);
+        }
+    }
     match read {
-        Ok(snapshot) => {
+        Ok(mut snapshot) => {
             let asked = snapshot.clients.iter().all(|c| c.running.as_ref().is_none_or(|r| r.read_at_ms.is_none()));
             state.rounds_since_running_info = if asked { 0 } else { state.rounds_since_running_info + 1 };
+            stand_in_for_nan(&mut snapshot, state.last.as_ref());
             let d = diagnose_with(&snapshot, &target.overrides);
             let verdict = state.watch.observe(&snapshot, &d);
             let changes = verdict.changes.clone();
@@ -204,4 +237,48 @@ fn judge(target: &Target, group: &str, state: &mut GroupState) -> Vec<OwnerChang
 pub fn load(file: &str) -> Result<Snapshot, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
     parse_snapshot(&text).map_err(|e| format!("{file}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use rocketmq_rebalance::diagnose::QueueOffsets;
+    use rocketmq_rebalance::MessageQueue;
+
+    use super::*;
+
+    fn offsets(pairs: &[(i64, i64)]) -> Snapshot {
+        let offsets = pairs
+            .iter()
+            .enumerate()
+            .map(|(i, &(consumer_offset, broker_offset))| QueueOffsets { queue: MessageQueue::new("T", "broker-a", i as i32), consumer_offset, broker_offset })
+            .collect();
+        Snapshot { offsets, ..Snapshot::default() }
+    }
+
+    #[test]
+    fn a_go_client_refusing_a_nan_keeps_its_last_running_info() {
+        use rocketmq_rebalance::diagnose::{ClientState, RunningState};
+        let client = |running: Option<RunningState>, error: Option<&str>| ClientState { client_id: "go@1".into(), running, error: error.map(Into::into) };
+        let last = Snapshot { taken_at_ms: 1_000, clients: vec![client(Some(RunningState::default()), None)], ..Snapshot::default() };
+        let nan = "json marshal error: json: unsupported value: NaN";
+        let mut now = Snapshot { clients: vec![client(None, Some(nan))], ..Snapshot::default() };
+        stand_in_for_nan(&mut now, Some(&last));
+        assert_eq!(now.clients[0].running.as_ref().and_then(|r| r.read_at_ms), Some(1_000));
+        assert_eq!(now.clients[0].error, None);
+        // A client that did not answer at all is not stood in for: it may be down.
+        let mut now = Snapshot { clients: vec![client(None, Some("timeout, 10000(ms)"))], ..Snapshot::default() };
+        stand_in_for_nan(&mut now, Some(&last));
+        assert!(now.clients[0].running.is_none());
+    }
+
+    #[test]
+    fn a_queue_that_got_messages_and_no_commit_asks_the_clients_again() {
+        // Queue 1 got 5 messages and its commit stayed at 10: its holder may have stopped.
+        assert!(stopped_committing(&offsets(&[(0, 0), (10, 10)]), &offsets(&[(0, 0), (10, 15)])));
+        // Messages and a commit, or neither: nothing to ask.
+        assert!(!stopped_committing(&offsets(&[(0, 0), (10, 10)]), &offsets(&[(0, 0), (12, 15)])));
+        assert!(!stopped_committing(&offsets(&[(0, 0), (10, 10)]), &offsets(&[(0, 0), (10, 10)])));
+        // A queue new since the last read is compared with nothing.
+        assert!(!stopped_committing(&offsets(&[(0, 0)]), &offsets(&[(0, 0), (10, 15)])));
+    }
 }

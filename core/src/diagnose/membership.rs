@@ -63,7 +63,7 @@ pub(super) fn duplicates(snapshot: &Snapshot, members: &[String], findings: &mut
 /// The likely reason a client gave no running info, from what its connection says.
 fn likely_reason(snapshot: &Snapshot, client: &str, error: &str) -> &'static str {
     let conn = snapshot.connections.iter().find(|c| c.client_id == client);
-    if error.contains("unsupported value: NaN") {
+    if refused_nan(error) {
         // rocketmq-client-go divides by the time between the first and last sample of a rate,
         // 0/0 while a statistic has one sample, and its JSON encoder refuses the NaN.
         "the Go client could not encode its own statistics (a rate over a single sample, as in the seconds after a topic's first messages, is NaN to it): ask again"
@@ -74,6 +74,12 @@ fn likely_reason(snapshot: &Snapshot, client: &str, error: &str) -> &'static str
     } else {
         "the broker could not relay the request to it"
     }
+}
+
+/// The client itself answered, refusing to encode a NaN statistic (rocketmq-client-go): it is
+/// alive, only its running info is missing this time.
+pub fn refused_nan(error: &str) -> bool {
+    error.contains("unsupported value: NaN")
 }
 
 /// A relay that ran out of time, in each wording met: a 4.9 broker's "timed out", a 5.x broker's

@@ -25,6 +25,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use foreign::{diagnostic_strategy, GoConsistentHash, GoMachineRoom, FOREIGN_NAMES};
+pub use membership::refused_nan;
 pub use overrides::{override_from_spec, override_from_value, overrides_from_json, StrategyOverrides};
 pub use schema::{parse_diagnosis, parse_queue_text, queue_text, DIAGNOSIS_SCHEMA_VERSION};
 pub use snapshot::{BrokerMembers, ClientConnection, ClientState, HeldQueue, QueueOffsets, RunningState, Snapshot, Subscription};

@@ -71,6 +71,8 @@ pub(super) struct Evidence<'a> {
     mixed: bool,
     /// No client of the group is connected at all.
     offline: bool,
+    /// Ids that are two or more processes (`duplicate_client_id`).
+    duplicated: BTreeSet<&'a str>,
 }
 
 impl<'a> Evidence<'a> {
@@ -97,7 +99,8 @@ impl<'a> Evidence<'a> {
         // Ties: the first in name order, so that every round names the same majority.
         let majority = counts.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).map(|(s, _)| *s);
         let mixed = d.findings.iter().any(|f| f.kind == FindingKind::MixedStrategies);
-        Evidence { kinds, answering, unlocked, strategy, majority, mixed, offline: connected.is_empty() }
+        let duplicated = d.findings.iter().filter(|f| f.kind == FindingKind::DuplicateClientId).flat_map(|f| f.clients.iter().map(String::as_str)).collect();
+        Evidence { kinds, answering, unlocked, strategy, majority, mixed, offline: connected.is_empty(), duplicated }
     }
 
     /// The client is connected and answered for what it holds (this round, or the running info
@@ -110,7 +113,10 @@ impl<'a> Evidence<'a> {
     pub(super) fn cause(&self, row: &QueueRow, last_owner: &[String]) -> Option<Cause> {
         let kinds = self.kinds.get(&row.queue);
         let has = |k| kinds.is_some_and(|s| s.contains(&k));
-        if has(FindingKind::DoubleHeld) {
+        // Processes that share an id compute the same share from the same member list, and each
+        // takes it: what the id holds, they all hold, though the running info (relayed to one of
+        // them) shows it once.
+        if has(FindingKind::DoubleHeld) || row.holders.iter().any(|h| self.duplicated.contains(h.as_str())) {
             return Some(Cause::DoubleHeld);
         }
         if has(FindingKind::Orphaned) {

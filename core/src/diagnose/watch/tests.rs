@@ -206,3 +206,19 @@ fn a_queue_whose_holder_went_silent_is_member_down_and_an_unlocked_orderly_one_w
     assert_eq!((verdict_of(&v, 1).status, verdict_of(&v, 1).cause), (QueueStatus::Stall, Some(Cause::Unknown)));
     assert_eq!(v.stuck_lag, 5);
 }
+
+#[test]
+fn what_a_duplicated_id_holds_is_double_held_and_the_share_it_leaves_is_orphaned() {
+    // Two processes are a@1. AVG over the sorted list [a@1, a@1, b@1] gives a@1 (index 0) queues
+    // 0 and 1, the second a@1 slot queue 2 and b@1 queue 3; both a@1 processes take 0 and 1 (the
+    // running info, relayed to one of them, shows them once) and nobody takes 2.
+    let mut watch = GroupWatch::new(WatchRules::default());
+    let (mut s, _) = round(0, &["a@1", "a@1", "b@1"], &[("a@1", &[0, 1]), ("b@1", &[3])], [(0, 5); 4]);
+    s.clients.truncate(2);
+    s.connections[1].client_addr = "a@1:2".into();
+    let avg = |_: &str| Some(Named::from_strategy(Arc::new(Averagely)));
+    let d = diagnose(&s, &avg);
+    let v = watch.observe(&s, &d);
+    let causes: Vec<_> = (0..4).map(|i| verdict_of(&v, i).cause).collect();
+    assert_eq!(causes, [Some(Cause::DoubleHeld), Some(Cause::DoubleHeld), Some(Cause::Orphaned), None]);
+}
