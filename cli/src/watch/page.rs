@@ -46,7 +46,8 @@ pub fn decode_name(path: &str) -> String {
 }
 
 const STYLE: &str = "body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}\
-.status-OK{background:#dfd}.status-WARN{background:#ffd}.status-STALL,.status-STOP,.status-REWIND,.unread{background:#fdd}.stale{color:#a00}";
+.status-OK{background:#dfd}.status-WARN{background:#ffd}.status-STALL,.status-STOP,.status-REWIND,.unread{background:#fdd}.stale{color:#a00}\
+tr.mismatch td.holders{background:#fdd;font-weight:bold}td.cause:not(.cause-){color:#a00;font-weight:bold}.flapping{color:#a60}";
 
 fn head(out: &mut String, title: &str) {
     let _ = write!(out, "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>", esc(title));
@@ -119,9 +120,16 @@ pub fn group(cluster: &str, v: &GroupView, now_ms: i64) -> String {
         let cause = q.cause.map_or(String::new(), |c| c.name().to_owned());
         let flap = if q.flapping { " <span class=\"flapping\">flapping</span>" } else { "" };
         let lag = q.lag.map_or("-".to_owned(), |l| l.to_string());
+        // Held by other than its strategy names: the one thing to see first on the page.
+        let sorted = |v: &[String]| -> Vec<String> {
+            let mut v = v.to_vec();
+            v.sort();
+            v
+        };
+        let mismatch = if q.expected.is_empty() || sorted(&q.holders) == sorted(&q.expected) { "" } else { " mismatch" };
         let _ = write!(
             out,
-            "<tr class=\"queue\" data-queue=\"{0}\"><td>{0}</td><td class=\"holders\">{held}</td><td class=\"expected\">{expected}</td>{1}<td class=\"cause cause-{cause}\">{cause}{flap}</td><td class=\"lag\">{lag}</td></tr>",
+            "<tr class=\"queue{mismatch}\" data-queue=\"{0}\"><td>{0}</td><td class=\"holders\">{held}</td><td class=\"expected\">{expected}</td>{1}<td class=\"cause cause-{cause}\">{cause}{flap}</td><td class=\"lag\">{lag}</td></tr>",
             esc(&queue_text(&q.queue)),
             status_cell(Some(q.status))
         );
