@@ -1,5 +1,6 @@
 """Checks deploy/ with the real tools: promtool reads the metrics `watch` serves (0 findings), the
-rules (clean), and every expression of the Grafana dashboard and the KEDA example (each put into a
+rules (clean), runs the rule tests recorded from the alert e2e (deploy/prometheus/tests/, against
+the rules scaled to the 3 s rounds they were recorded at), and every expression of the Grafana dashboard and the KEDA example (each put into a
 rules file of its own, which promtool parses); and every series an expression names is in the
 metric contract (docs/watch.md's table, which a Rust test holds to the code) or a recording rule.
 
@@ -8,16 +9,21 @@ Usage: check_deploy.py PROMTOOL RMQ_REBALANCE
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import urllib.request
 from pathlib import Path
 
+from scale_rules import scaled_rules
+
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "deploy/prometheus/rmq-rebalance.rules.yml"
 DASHBOARD = ROOT / "deploy/grafana/rmq-rebalance-watch.json"
 KEDA = ROOT / "deploy/keda/scaledobject.yaml"
+RECORDED = ROOT / "deploy/prometheus/tests/recorded.test.json"
+RECORDED_INTERVAL = 3  # s: the alert e2e's rounds (tests/e2e/drivers/alerts.py)
 
 
 def contract() -> set[str]:
@@ -103,12 +109,21 @@ def main() -> None:
         promtool(promtool_bin, "check", "rules", f.name)
     finally:
         Path(f.name).unlink()
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "rules.yml").write_text(scaled_rules(RECORDED_INTERVAL))
+        shutil.copy(RECORDED, d)
+        promtool(promtool_bin, "test", "rules", str(Path(d) / RECORDED.name))
+    recorded = json.loads(RECORDED.read_text())["tests"]
     text = served_metrics(rmq)
     for needed in ('status="STOP"', 'cause="orphaned"', "rmq_rebalance_queue_holder_info{"):
         if needed not in text:
             sys.exit(f"the served metrics lack {needed}:\n{text}")
     promtool(promtool_bin, "check", "metrics", stdin=text)
-    print(f"deploy/: {len(exprs)} expressions parse and name only contract series or recordings; rules clean; served metrics: 0 promtool findings")
+    checks = sum(len(t["promql_expr_test"]) for t in recorded)
+    print(
+        f"deploy/: {len(exprs)} expressions parse and name only contract series or recordings; rules clean; "
+        f"recorded rule tests: {len(recorded)} scenarios, {checks} checks pass; served metrics: 0 promtool findings"
+    )
 
 
 if __name__ == "__main__":

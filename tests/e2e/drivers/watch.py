@@ -33,12 +33,12 @@ TIMEOUT = 180.0
 class Watch:
     """The `watch` process, and what it serves and writes."""
 
-    def __init__(self, args, state):
+    def __init__(self, args, state, interval="2s", extra=()):
         self.dir = Path(state) / "watch"
         self.procs = Processes(self.dir)
         self.events = self.dir / "events.jsonl"
-        cmd = [args.rmq_rebalance, "watch", "--namesrv", args.namesrv, "--interval", "2s", "--listen", "127.0.0.1:0", "--per-queue"]
-        self.procs.spawn("watch", cmd + ["--events", str(self.events)])
+        cmd = [args.rmq_rebalance, "watch", "--namesrv", args.namesrv, "--interval", interval, "--listen", "127.0.0.1:0", "--per-queue"]
+        self.procs.spawn("watch", cmd + ["--events", str(self.events), *extra])
         log = self.dir / "watch.log"
         wait_for("watch to serve (see watch/watch.log)", lambda: "serving http://" in log.read_text(), 60, self.procs)
         self.addr = log.read_text().split("serving http://")[1].split("/")[0]

@@ -27,14 +27,23 @@ import org.apache.rocketmq.common.message.MessageExt;
 /**
  * One Java push consumer as its own process, for the mixed-language group test:
  * {@code JavaConsumerMain <namesrv> <group> <topic> native|original <name> <state-dir>
- * [<instance-name>|- <extra-topic>|- [concurrent|orderly]]}.
+ * [<instance-name>|- <extra-topic>|- [concurrent|orderly|slow]]}.
  * {@code native} is this project's {@link NativeAllocateMessageQueueConsistentHash}, {@code original}
  * the client's own {@link AllocateMessageQueueConsistentHash} (both 10 virtual nodes). Every
  * allocation is written to {@code <name>.held.json} ({@link HoldingsFile}); every consumed body is
  * appended to {@code <name>.consumed}, by a concurrent listener or (for the inspect liveness test) an
- * orderly one, which Java's rebalance lets take a queue only once the broker grants its lock. SIGTERM shuts the consumer down (the group sees it leave).
+ * orderly one, which Java's rebalance lets take a queue only once the broker grants its lock, or (for the
+ * alert test) a slow concurrent one: one consume thread that takes {@value #SLOW_MS} ms per message, so
+ * that lag builds up with ownership sound. SIGTERM shuts the consumer down (the group sees it leave).
  */
 public final class JavaConsumerMain {
+    /**
+     * The slow listener's time per message. Slow enough that over a watch window of 10 rounds most
+     * queues see no commit (STALL), rather than every queue draining a little (which Burrow's rules
+     * rightly call OK).
+     */
+    static final long SLOW_MS = 5000;
+
     private JavaConsumerMain() {
     }
 
@@ -42,16 +51,18 @@ public final class JavaConsumerMain {
     @SuppressWarnings("deprecation")
     public static void main(String[] args) throws Exception {
         if (args.length != 6 && args.length != 8 && args.length != 9) {
-            System.err.println("usage: JavaConsumerMain <namesrv> <group> <topic> native|original <name> <state-dir> [<instance-name>|- <extra-topic>|- [concurrent|orderly]]");
+            System.err.println("usage: JavaConsumerMain <namesrv> <group> <topic> native|original <name> <state-dir> [<instance-name>|- <extra-topic>|- [concurrent|orderly|slow]]");
             System.exit(2);
         }
         // The wrong-group setups of the inspect test: an instance name shared by two processes
         // (one client id), and a topic only this member subscribes to.
         String instanceName = args.length >= 8 && !args[6].equals("-") ? args[6] : null;
         String extraTopic = args.length >= 8 && !args[7].equals("-") ? args[7] : null;
-        boolean orderly = args.length == 9 && args[8].equals("orderly");
-        if (args.length == 9 && !orderly && !args[8].equals("concurrent")) {
-            throw new IllegalArgumentException("mode must be concurrent or orderly, not " + args[8]);
+        String mode = args.length == 9 ? args[8] : "concurrent";
+        boolean orderly = mode.equals("orderly");
+        boolean slow = mode.equals("slow");
+        if (!orderly && !slow && !mode.equals("concurrent")) {
+            throw new IllegalArgumentException("mode must be concurrent, orderly or slow, not " + mode);
         }
         String topic = args[2];
         String kind = args[3];
@@ -87,7 +98,19 @@ public final class JavaConsumerMain {
                     return ConsumeOrderlyStatus.SUCCESS;
                 });
             } else {
+                if (slow) {
+                    made.setConsumeThreadMin(1);
+                    made.setConsumeThreadMax(1);
+                }
                 made.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
+                    if (slow) {
+                        try {
+                            Thread.sleep(SLOW_MS * msgs.size());
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+                        }
+                    }
                     record(consumed, msgs);
                     return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
                 });

@@ -1,0 +1,45 @@
+"""deploy/prometheus/rmq-rebalance.rules.yml for another round interval than the 30 s it is written
+for: every `for` multiplied by INTERVAL/30 (whole seconds, at least one round). The alert e2e and the
+recorded rule tests (scripts/lib/check_deploy.py) run 3 s rounds.
+
+Usage: scale_rules.py INTERVAL_SECONDS   (prints the scaled rules)
+"""
+
+import math
+import re
+import sys
+from pathlib import Path
+
+RULES = Path(__file__).resolve().parents[2] / "deploy/prometheus/rmq-rebalance.rules.yml"
+WRITTEN_FOR = 30  # s: the interval the shipped rules' `for`s are written for
+
+
+def seconds(duration: str) -> int:
+    """'30s', '1m', '2h' in seconds."""
+    return int(duration[:-1]) * {"s": 1, "m": 60, "h": 3600}[duration[-1]]
+
+
+def scaled_rules(interval: int, text: str | None = None) -> str:
+    def scale(m: re.Match) -> str:
+        return f"{m.group(1)}{max(interval, math.ceil(seconds(m.group(2)) * interval / WRITTEN_FOR))}s"
+
+    return re.sub(r"^(\s+for: )(\d+[smh])$", scale, RULES.read_text() if text is None else text, flags=re.M)
+
+
+def alerts(text: str) -> dict[str, dict]:
+    """{alert name: {"expr": its expression, "for": its `for` in seconds, 0 without}} of a rules file."""
+    out, current = {}, None
+    for line in text.splitlines():
+        if m := re.match(r"^\s+- alert: (\S+)$", line):
+            current = out.setdefault(m.group(1), {"expr": "", "for": 0})
+        elif re.match(r"^\s+- record: ", line):
+            current = None
+        elif current is not None and (m := re.match(r"^\s+expr: (.+)$", line)):
+            current["expr"] = m.group(1)
+        elif current is not None and (m := re.match(r"^\s+for: (\d+[smh])$", line)):
+            current["for"] = seconds(m.group(1))
+    return out
+
+
+if __name__ == "__main__":
+    print(scaled_rules(int(sys.argv[1])), end="")
