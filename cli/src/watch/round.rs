@@ -168,6 +168,18 @@ impl Watcher {
     }
 }
 
+/// Where in the `every`-round cycle a group's periodic running-info refresh falls, from its name:
+/// every group's first read asks every client, and were their refreshes not spread out, every
+/// `every`th round would ask every client of the cluster again (with 2,000 groups of 10 clients,
+/// 20,000 relayed requests in one round).
+fn stagger(group: &str, every: u64) -> u64 {
+    use std::hash::{Hash, Hasher};
+    // DefaultHasher::new() has fixed keys: the same name falls in the same round on every run.
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    group.hash(&mut h);
+    h.finish() % every.max(1)
+}
+
 /// A queue got messages since `last` and its committed offset did not move: a holder that
 /// froze or hangs looks exactly like this while its running info is being reused, so the clients
 /// are asked again at once rather than after `running_info_every` rounds. (A consumer under
@@ -212,7 +224,11 @@ fn judge(target: &Target, group: &str, state: &mut GroupState) -> Vec<OwnerChang
     match read {
         Ok(mut snapshot) => {
             let asked = snapshot.clients.iter().all(|c| c.running.as_ref().is_none_or(|r| r.read_at_ms.is_none()));
-            state.rounds_since_running_info = if asked { 0 } else { state.rounds_since_running_info + 1 };
+            state.rounds_since_running_info = match (asked, state.last.is_none()) {
+                (true, true) => stagger(group, target.running_info_every),
+                (true, false) => 0,
+                (false, _) => state.rounds_since_running_info + 1,
+            };
             stand_in_for_nan(&mut snapshot, state.last.as_ref());
             let d = diagnose_with(&snapshot, &target.overrides);
             let verdict = state.watch.observe(&snapshot, &d);
@@ -269,6 +285,18 @@ mod tests {
         let mut now = Snapshot { clients: vec![client(None, Some("timeout, 10000(ms)"))], ..Snapshot::default() };
         stand_in_for_nan(&mut now, Some(&last));
         assert!(now.clients[0].running.is_none());
+    }
+
+    #[test]
+    fn periodic_refreshes_are_spread_over_the_cycle() {
+        let mut per_round = [0usize; 10];
+        for n in 0..1000 {
+            per_round[stagger(&format!("g{n}"), 10) as usize] += 1;
+        }
+        // 100 a round if spread evenly: every round gets some, none more than twice its share.
+        assert!(per_round.iter().all(|&n| n > 0 && n < 200), "{per_round:?}");
+        assert_eq!(stagger("g1", 10), stagger("g1", 10));
+        assert_eq!(stagger("g1", 0), 0);
     }
 
     #[test]
