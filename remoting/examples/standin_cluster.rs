@@ -12,14 +12,22 @@
 //! client), every other request `--latency-ms`.
 //!
 //! usage: standin_cluster --groups N [--clients C] [--faulty K] [--latency-ms L] [--relay-ms R]
+//!        [--relay-timeout-ms T]
 //! Prints `namesrv 127.0.0.1:PORT` on stdout, then serves until stdin closes, and then writes on
 //! stderr, as JSON, the requests it served by code and the most it was answering at once.
+//!
+//! Faults, one command a line on stdin (the fault test, scripts/lib/check_watch_faults.py):
+//! `refuse|hang|garbage|ok namesrv|broker-a|broker-b` (close every connection at once; read
+//! requests and never answer; answer with bytes that are not a frame; back to normal),
+//! `drop N` (group gN is deleted: no broker lists it or knows a consumer of it), `mute CLIENT`
+//! (the client never answers its running info: the broker gives up after `--relay-timeout-ms`,
+//! 10,000 by default, and says so, as a 5.x broker does).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -40,9 +48,21 @@ struct Cluster {
     /// Broker name to address, once listening.
     brokers: BTreeMap<&'static str, String>,
     counts: BTreeMap<i32, AtomicU64>,
+    relay_timeout: Duration,
+    /// Servers (`namesrv`, `broker-a`, `broker-b`) not answering as they should, and how.
+    faults: Mutex<BTreeMap<String, Fault>>,
+    dropped: Mutex<BTreeSet<usize>>,
+    muted: Mutex<BTreeSet<String>>,
     /// Requests being answered now, and the most at once: what `--max-in-flight` bounds.
     in_flight: AtomicU64,
     most_in_flight: AtomicU64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    Refuse,
+    Hang,
+    Garbage,
 }
 
 fn arg(args: &[String], name: &str, default: u64) -> u64 {
@@ -68,7 +88,7 @@ impl Cluster {
     fn group_of<'a>(&self, fields: &'a BTreeMap<String, String>) -> Option<(usize, &'a str)> {
         let g = fields.get("consumerGroup")?;
         let n: usize = g.strip_prefix('g')?.parse().ok()?;
-        (n < self.groups).then_some((n, g.as_str()))
+        (n < self.groups && !self.dropped.lock().expect("dropped").contains(&n)).then_some((n, g.as_str()))
     }
 
     fn ids(&self, n: usize) -> Vec<String> {
@@ -148,17 +168,26 @@ impl Cluster {
                 (0, json!({"brokerAddrTable": table, "clusterAddrTable": {"standin": BROKERS}}).to_string())
             }
             (201, Some(_)) => {
-                let table: serde_json::Map<String, Value> = (0..self.groups).map(|n| (format!("g{n}"), json!({"groupName": format!("g{n}")}))).collect();
+                let dropped = self.dropped.lock().expect("dropped").clone();
+                let table: serde_json::Map<String, Value> =
+                    (0..self.groups).filter(|n| !dropped.contains(n)).map(|n| (format!("g{n}"), json!({"groupName": format!("g{n}")}))).collect();
                 (0, json!({"subscriptionGroupTable": table}).to_string())
             }
-            (38, Some(_)) => self.group_of(fields).map_or(not_found, |(n, _)| (0, json!({"consumerIdList": self.ids(n)}).to_string())),
-            (203, Some(_)) => self.group_of(fields).map_or(not_found, |(n, g)| {
+            // A broker with no consumer of the group online refuses both, as a 5.x broker does.
+            (38, Some(_)) => self.group_of(fields).map_or((1, "no consumer for this group".into()), |(n, _)| (0, json!({"consumerIdList": self.ids(n)}).to_string())),
+            (203, Some(_)) => self.group_of(fields).map_or((206, String::new()), |(n, g)| {
                 let set: Vec<Value> =
                     self.ids(n).iter().enumerate().map(|(i, c)| json!({"clientId": c, "clientAddr": format!("10.0.{}.{}:5{i:04}", n / 250, n % 250), "language": "JAVA", "version": 479})).collect();
                 let subs = json!({format!("T{n}"): {"topic": format!("T{n}"), "subString": "*"}, format!("%RETRY%{g}"): {"topic": format!("%RETRY%{g}"), "subString": "*"}});
                 (0, json!({"connectionSet": set, "subscriptionTable": subs, "consumeType": "CONSUME_PASSIVELY", "messageModel": "CLUSTERING"}).to_string())
             }),
             (307, Some(_)) => {
+                let client = fields.get("clientId").cloned().unwrap_or_default();
+                if self.muted.lock().expect("muted").contains(&client) {
+                    thread::sleep(self.relay_timeout);
+                    let ms = self.relay_timeout.as_millis();
+                    return (1, format!("invokeSync call the addr[{client}] timeout, {ms}(ms)"));
+                }
                 thread::sleep(self.relay);
                 let info = self.group_of(fields).and_then(|(n, _)| self.running_info(n, fields.get("clientId")?));
                 info.map_or((1, String::new()), |body| (0, body))
@@ -169,9 +198,28 @@ impl Cluster {
     }
 }
 
+fn fault(cluster: &Cluster, broker: Option<&'static str>) -> Option<Fault> {
+    cluster.faults.lock().expect("faults").get(broker.unwrap_or("namesrv")).copied()
+}
+
 fn serve(cluster: Arc<Cluster>, broker: Option<&'static str>, mut stream: TcpStream) {
     while let Ok(content) = read_frame(&mut stream, MAX_FRAME) {
         let Ok(request) = RemotingCommand::decode(&content) else { return };
+        match fault(&cluster, broker) {
+            Some(Fault::Refuse) => return,
+            Some(Fault::Garbage) => {
+                // An HTTP server's answer: its first four bytes read as a frame of 1.2 GB.
+                let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+                return;
+            }
+            Some(Fault::Hang) => {
+                while fault(&cluster, broker) == Some(Fault::Hang) {
+                    thread::sleep(Duration::from_millis(50));
+                }
+                return;
+            }
+            None => {}
+        }
         if let Some(c) = cluster.counts.get(&request.code) {
             c.fetch_add(1, Ordering::Relaxed);
         }
@@ -180,7 +228,12 @@ fn serve(cluster: Arc<Cluster>, broker: Option<&'static str>, mut stream: TcpStr
         thread::sleep(cluster.latency);
         let (code, body) = cluster.answer(broker, &request);
         cluster.in_flight.fetch_sub(1, Ordering::SeqCst);
-        let remark = (code != 0).then(|| format!("the stand-in does not answer code {} here", request.code));
+        // A refusal's text is its remark, with no body.
+        let (remark, body) = match code {
+            0 => (None, body),
+            _ if body.is_empty() => (Some(format!("the stand-in does not answer code {} here", request.code)), String::new()),
+            _ => (Some(body), String::new()),
+        };
         let response =
             RemotingCommand { code, flag: 1, opaque: request.opaque, language: "JAVA".into(), remark, body: body.into_bytes(), ..RemotingCommand::default() };
         if write_frame(&mut stream, &response.encode()).is_err() {
@@ -196,6 +249,9 @@ fn listen() -> TcpListener {
 fn accept_on(listener: TcpListener, cluster: Arc<Cluster>, broker: Option<&'static str>) {
     thread::spawn(move || {
         for stream in listener.incoming().flatten() {
+            if fault(&cluster, broker) == Some(Fault::Refuse) {
+                continue; // dropped: closed at once
+            }
             let cluster = Arc::clone(&cluster);
             thread::spawn(move || serve(cluster, broker, stream));
         }
@@ -212,6 +268,10 @@ fn main() {
         faulty: arg(&args, "--faulty", 0) as usize,
         latency: Duration::from_millis(arg(&args, "--latency-ms", 1)),
         relay: Duration::from_millis(arg(&args, "--relay-ms", 20)),
+        relay_timeout: Duration::from_millis(arg(&args, "--relay-timeout-ms", 10_000)),
+        faults: Mutex::default(),
+        dropped: Mutex::default(),
+        muted: Mutex::default(),
         brokers,
         counts: [105, 106, 201, 38, 203, 307, 208].into_iter().map(|c| (c, AtomicU64::new(0))).collect(),
         in_flight: AtomicU64::new(0),
@@ -224,8 +284,34 @@ fn main() {
     for (b, l) in listeners {
         accept_on(l, Arc::clone(&cluster), Some(b));
     }
-    // Until stdin closes: then the requests served, by code, for the bench's record.
-    for _ in std::io::stdin().lock().lines() {}
+    // Faults until stdin closes; then the requests served, by code, for the bench's record.
+    for line in std::io::stdin().lock().lines().map_while(Result::ok) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            [mode @ ("refuse" | "hang" | "garbage" | "ok"), server] => {
+                let fault = match *mode {
+                    "refuse" => Some(Fault::Refuse),
+                    "hang" => Some(Fault::Hang),
+                    "garbage" => Some(Fault::Garbage),
+                    _ => None,
+                };
+                let mut faults = cluster.faults.lock().expect("faults");
+                match fault {
+                    Some(f) => faults.insert((*server).to_owned(), f),
+                    None => faults.remove(*server),
+                };
+            }
+            ["drop", n] => {
+                cluster.dropped.lock().expect("dropped").insert(n.parse().expect("drop takes a group number"));
+            }
+            ["mute", client] => {
+                cluster.muted.lock().expect("muted").insert((*client).to_owned());
+            }
+            _ => eprintln!("unknown command: {line}"),
+        }
+        println!("done {line}");
+        std::io::stdout().flush().expect("stdout");
+    }
     let counts: BTreeMap<i32, u64> = cluster.counts.iter().map(|(c, n)| (*c, n.load(Ordering::Relaxed))).collect();
     let most = cluster.most_in_flight.load(Ordering::SeqCst);
     eprintln!("{}", json!({"served": counts, "most_in_flight": most}));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stage of the test command (scripts/test-all.sh): the pure-Rust crates' tests, and the vectors on every MD5 path; deploy/ in promtool, the pages in Chromium.
+# Stage of the test command (scripts/test-all.sh): the pure-Rust crates' tests, and the vectors on every MD5 path; deploy/ in promtool, the pages in Chromium, watch through faults.
 # Unit, conformance-vector, property, engine, simulator and CLI tests, then the
 # conformance vectors on every MD5 path the CPU has.
 # Runs alone too: scripts/test-all.sh --only rust, or this file. RMQ_SEED replays random inputs.
@@ -21,3 +21,7 @@ python3 scripts/lib/check_deploy.py "$promtool_dir/promtool" target/debug/rmq-re
 # The pages `watch` serves, read in a real headless Chromium (Debian's, unpacked under target/tools).
 chromium=$(bash scripts/lib/install-chromium.sh)
 python3 scripts/lib/check_page.py "$chromium" target/debug/rmq-rebalance
+# `watch` through faults (a NameServer or broker hung, refusing or answering garbage, a client that
+# never answers, a group deleted, SIGTERM), against the loopback stand-in cluster.
+cargo build --locked -q -p rocketmq-rebalance-remoting --example standin_cluster
+python3 scripts/lib/check_watch_faults.py target/debug/examples/standin_cluster target/debug/rmq-rebalance
