@@ -19,11 +19,11 @@ def seconds(duration: str) -> int:
     return int(duration[:-1]) * {"s": 1, "m": 60, "h": 3600}[duration[-1]]
 
 
-def scaled_rules(interval: int, text: str | None = None) -> str:
+def scaled_rules(interval: int) -> str:
     def scale(m: re.Match) -> str:
         return f"{m.group(1)}{max(interval, math.ceil(seconds(m.group(2)) * interval / WRITTEN_FOR))}s"
 
-    return re.sub(r"^(\s+for: )(\d+[smh])$", scale, RULES.read_text() if text is None else text, flags=re.M)
+    return re.sub(r"^(\s+for: )(\d+[smh])$", scale, RULES.read_text(), flags=re.M)
 
 
 def alerts(text: str) -> dict[str, dict]:
