@@ -3,7 +3,8 @@
 # Broker 5.3.3 in the test's own JVM (LocalCluster, loopback ports chosen at run time), the jar's
 # strategies through real DefaultMQPushConsumers (EndToEndTest), SafeOrderlyConsumer's handoffs,
 # retries, dead letters and subscriptions at the broker (SafeOrderlyConsumerTest), its tag and
-# SQL92 filters (SafeOrderlyFiltersTest) and its start from a timestamp (SafeOrderlyStartTest),
+# SQL92 filters (SafeOrderlyFiltersTest), its start from a timestamp (SafeOrderlyStartTest), its
+# lock renewal through a NameServer that never answers (SafeOrderlyNameServerOutageTest),
 # and the patience helper the process mains share (PatienceTest). Fails on a failed test or on any JNI warning. About 3 minutes.
 # Called by scripts/stages/e2e.sh (the test command); runs alone too.
 set -euo pipefail

@@ -20,8 +20,11 @@ import java.util.function.Consumer;
  * <li>no answer: the broker is fenced. Consumption of its queues pauses (calls already running
  *     go on); nothing is released, since the broker may come back with its table intact;</li>
  * <li>the start time it answered before, or an answer on the connection that carried the last
- *     one: a blip at most. The fence lifts and nothing else happens, so a blip never undoes a
- *     handoff in progress;</li>
+ *     one: a blip at most. The fence lifts and nothing is released, so a blip never undoes a
+ *     handoff in progress; {@code onReturn} runs when the broker had been out of reach, so that
+ *     the host renews its locks at once instead of at the next renewal (up to 20 s on: after a
+ *     one-way partition the broker may have seen renewals whose answers were lost, and the engine
+ *     holds those queues unlocked until one is granted again);</li>
  * <li>another start time: a restart, confirmed. The fence stays and {@code onRestart} runs
  *     (commit the cached offsets, then tell the engine the locks are lost); the host lifts the
  *     fence with {@link #reopen} once the engine knows.</li>
@@ -47,6 +50,7 @@ final class BrokerWatch {
 
     private final Probe probe;
     private final Consumer<String> onRestart;
+    private final Consumer<String> onReturn;
     private final Map<String, Long> known = new ConcurrentHashMap<>();
     /** The connection of each broker's last answer, and so of the start time in {@link #known}. */
     private final Map<String, Object> connections = new ConcurrentHashMap<>();
@@ -54,9 +58,10 @@ final class BrokerWatch {
     /** Confirmed restarts whose handling has not finished: a blip answer must not lift their fence. */
     private final Set<String> restarting = ConcurrentHashMap.newKeySet();
 
-    BrokerWatch(Probe probe, Consumer<String> onRestart) {
+    BrokerWatch(Probe probe, Consumer<String> onRestart, Consumer<String> onReturn) {
         this.probe = probe;
         this.onRestart = onRestart;
+        this.onReturn = onReturn;
     }
 
     /** False while {@code broker} is out of reach or its restart is being handled: start no call. */
@@ -93,8 +98,8 @@ final class BrokerWatch {
                 fenced.add(broker);
                 restarting.add(broker);
                 onRestart.accept(broker);
-            } else if (!restarting.contains(broker)) {
-                fenced.remove(broker); // first contact, or back after a blip with its table intact
+            } else if (!restarting.contains(broker) && fenced.remove(broker)) {
+                onReturn.accept(broker); // back after a blip, with its table intact
             }
         }
     }

@@ -41,9 +41,14 @@ import org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData;
  * A started {@link SafeOrderlyConsumer}: its parts built once, in the order each needs the one
  * before (the client, the offset store, the engine, the broker watch, the listener's side with its
  * fetching and consume pool, the engine's host, the offset commits), then its timers. The
- * rebalance thread runs every round, lock renewal, periodic commit, broker restart and the
- * shutdown, one at a time; the broker watch polls on its own thread (an unreachable broker may
- * hold a poll for its whole timeout). Every task is a no-op once shutdown began.
+ * rebalance thread runs every engine call (a round, lock renewal, periodic commit, broker restart
+ * and the shutdown), one at a time, and nothing that waits on the NameServer: a round's view (the
+ * routes from the NameServer, the member lists from the brokers) is read on the route thread,
+ * which hands it to the rebalance thread. A NameServer out of reach can hold a lookup for seconds
+ * at a time, retried every second; on the rebalance thread it held lock renewal and commits back
+ * until the listener's 30 s lease ran out with nothing committed. The broker watch polls on its own
+ * thread too (an unreachable broker may hold a poll for its whole timeout). Every task is a no-op
+ * once shutdown began.
  */
 final class RunningConsumer {
     private static final Logger LOG = Logger.getLogger(RunningConsumer.class.getName());
@@ -66,6 +71,10 @@ final class RunningConsumer {
     /** Message tracing, or null. */
     private final MessageTrace trace;
     private final ScheduledExecutorService rebalanceThread;
+    /** Reads each round's view, so that no engine call waits behind a lookup. */
+    private final ScheduledExecutorService routeThread;
+    /** A view is being read or waits to be: requests meanwhile are served by that one. */
+    private final AtomicBoolean viewPending = new AtomicBoolean();
     private final ScheduledExecutorService watchThread;
     /** A retry of an unbalanced round is scheduled; one is enough. */
     private final AtomicBoolean retryPending = new AtomicBoolean();
@@ -108,7 +117,8 @@ final class RunningConsumer {
         ConsumeLocks consumeLocks = new ConsumeLocks();
         this.statistics = new ConsumeStatistics(SafeOrderlyConsumer::nowMs);
         this.rebalanceThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-rebalance-" + group));
-        this.watch = new BrokerWatch(new BrokerProbe(client, group), broker -> schedule(() -> brokerRestarted(broker), 0));
+        this.routeThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-route-" + group));
+        this.watch = new BrokerWatch(new BrokerProbe(client, group), broker -> schedule(() -> brokerRestarted(broker), 0), this::brokerReturned);
         List<ConsumeMessageHook> hooks = new ArrayList<>(settings.hooks);
         this.trace = settings.enableMsgTrace ? MessageTrace.create(settings.group, settings.traceTopic, settings.rpcHook, puller.isUseTLS(),
             NamespaceV2.get(puller)) : null;
@@ -224,6 +234,18 @@ final class RunningConsumer {
         }
     }
 
+    /**
+     * A broker answers again after a silence, its lock table intact: renew at once (a renewal lost
+     * on the way back left its queues unlocked in the engine, which waits for a granted one), then
+     * a round for what the silence left unbalanced. The stock consumer waits for its next round too,
+     * but its rounds come every 20 s whatever happens; ours would wait as long for the renewal.
+     */
+    private void brokerReturned(String broker) {
+        LOG.info("broker " + broker + " answers again: its locks are renewed now");
+        schedule(this::renewLocks, 0);
+        schedule(this::round, 0);
+    }
+
     private void schedule(Runnable task, long delayMs) {
         if (!rebalanceThread.isShutdown()) {
             try {
@@ -246,20 +268,46 @@ final class RunningConsumer {
         return queues;
     }
 
-    /** One round over every subscribed topic; a failure is logged and the next round repairs it. */
+    /**
+     * Asks for a round: its view is read on the route thread, then the round runs on the rebalance
+     * thread. Requests while a view is pending are served by that view, which is read after them.
+     */
     private void round() {
-        unlessStopping(() -> {
-            Map<String, TopicView> views = new LinkedHashMap<>();
-            for (String topic : consumed) {
-                List<MessageQueue> queues = null;
-                try {
-                    Collection<MessageQueue> fetched = puller.fetchMessageQueues(topic);
-                    queues = fetched == null ? null : wire(fetched);
-                } catch (MQClientException routeUnknown) {
-                    LOG.log(Level.FINE, "no route for " + topic, routeUnknown);
-                }
-                views.put(topic, new TopicView(queues, client.findConsumerIdList(topic, group)));
+        if (stopping || !viewPending.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            routeThread.execute(() -> {
+                viewPending.set(false); // a request from here on needs a view read after it: another one
+                unlessStopping(() -> {
+                    Map<String, TopicView> views = readViews();
+                    schedule(() -> round(views), 0);
+                }, "reading the routes and members").run();
+            });
+        } catch (RejectedExecutionException shuttingDown) {
+            viewPending.set(false);
+        }
+    }
+
+    /** Every subscribed topic's queues (from the NameServer) and member list (from a broker); a part not read is null. */
+    private Map<String, TopicView> readViews() {
+        Map<String, TopicView> views = new LinkedHashMap<>();
+        for (String topic : consumed) {
+            List<MessageQueue> queues = null;
+            try {
+                Collection<MessageQueue> fetched = puller.fetchMessageQueues(topic);
+                queues = fetched == null ? null : wire(fetched);
+            } catch (MQClientException routeUnknown) {
+                LOG.log(Level.FINE, "no route for " + topic, routeUnknown);
             }
+            views.put(topic, new TopicView(queues, client.findConsumerIdList(topic, group)));
+        }
+        return views;
+    }
+
+    /** One round over every subscribed topic, on a view just read; a failure is logged and the next round repairs it. */
+    private void round(Map<String, TopicView> views) {
+        unlessStopping(() -> {
             boolean again = false;
             for (RoundReport report : rebalancer.rebalanceAll(views, SafeOrderlyConsumer.nowMs(), host)) {
                 again |= !report.balanced || report.skippedRound != null;
@@ -310,6 +358,7 @@ final class RunningConsumer {
             LOG.log(Level.WARNING, "shutdown", e);
         } finally {
             stopping = true;
+            routeThread.shutdownNow();
             rebalanceThread.shutdownNow();
             if (watchThread != null) {
                 watchThread.shutdownNow();

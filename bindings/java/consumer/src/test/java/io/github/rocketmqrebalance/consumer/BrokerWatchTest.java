@@ -20,6 +20,7 @@ class BrokerWatchTest {
     private final Map<String, Object> connections = new HashMap<>();
     private final List<String> asked = new ArrayList<>();
     private final List<String> restarts = new ArrayList<>();
+    private final List<String> returns = new ArrayList<>();
     private final BrokerWatch watch = new BrokerWatch(new BrokerWatch.Probe() {
         @Override
         public Object ping(String broker) throws Exception {
@@ -38,7 +39,7 @@ class BrokerWatchTest {
             }
             return boot;
         }
-    }, restarts::add);
+    }, restarts::add, returns::add);
 
     /** {@code broker} answers {@code boot}, on a new connection if it answered nothing or another start time before. */
     private void answer(String broker, long boot) {
@@ -70,6 +71,26 @@ class BrokerWatchTest {
         poll();
         assertTrue(watch.open("a"), "the same start time: a blip, the table is intact");
         assertEquals(List.of(), restarts, "a blip must not look like a restart (it would undo a protected handoff)");
+        assertEquals(List.of("a"), returns, "back after a blip: its locks are renewed at once");
+        poll();
+        assertEquals(List.of("a"), returns, "a broker that kept answering has not returned");
+    }
+
+    @Test
+    void onlyABrokerThatWasOutOfReachReturns() {
+        answer("a", 100L);
+        poll();
+        poll();
+        assertEquals(List.of(), returns, "first contact and answers on cadence are no return");
+        answers.remove("a");
+        poll();
+        answer("a", 101L);
+        poll();
+        assertEquals(List.of("a"), restarts);
+        assertEquals(List.of(), returns, "a restart is handled as one (its locks are lost), not renewed as a blip's");
+        watch.reopen("a");
+        poll();
+        assertEquals(List.of(), returns, "reopened by the host, which runs its round itself");
     }
 
     @Test

@@ -15,6 +15,7 @@ import io.github.rocketmqrebalance.cluster.QueueOccupancy;
 import io.github.rocketmqrebalance.engine.RebalanceConfig;
 
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.message.Message;
@@ -356,6 +357,16 @@ class SafeOrderlyConsumerTest {
         c.setInstanceName(instance);
         c.setConsumeFrom(RebalanceConfig.ConsumeFrom.FIRST_OFFSET);
         return c;
+    }
+
+    /** A listener that appends each message's body to {@code consumed} and succeeds. */
+    static MessageListenerOrderly recording(java.util.List<String> consumed) {
+        return (msgs, context) -> {
+            for (MessageExt m : msgs) {
+                consumed.add(new String(m.getBody(), StandardCharsets.UTF_8));
+            }
+            return ConsumeOrderlyStatus.SUCCESS;
+        };
     }
 
     static DefaultMQProducer startProducer(LocalCluster cluster, String topic, String instance) throws Exception {

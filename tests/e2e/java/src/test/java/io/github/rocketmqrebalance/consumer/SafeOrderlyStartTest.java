@@ -62,12 +62,7 @@ class SafeOrderlyStartTest {
                 c.setConsumeFrom(RebalanceConfig.ConsumeFrom.TIMESTAMP);
                 c.setConsumeTimestamp(at);
                 c.subscribe(TOPIC);
-                c.registerMessageListener((msgs, context) -> {
-                    for (MessageExt m : msgs) {
-                        consumed.add(new String(m.getBody(), StandardCharsets.UTF_8));
-                    }
-                    return ConsumeOrderlyStatus.SUCCESS;
-                });
+                c.registerMessageListener(SafeOrderlyConsumerTest.recording(consumed));
                 c.start();
                 stock.setNamesrvAddr(cluster.namesrvAddr());
                 stock.setInstanceName("timestamp-stock");
