@@ -112,7 +112,8 @@ enum rmq_result
   RMQ_RESULT_NOT_POSITIONAL = 7,
   /**
    * The rebalancer was shut down: every call but `rmq_rebalancer_shutdown`/`_shutdown_at` (and
-   * `rmq_rebalancer_lock_all` in safe mode, which renews what shutdown left) is refused.
+   * `rmq_rebalancer_lock_all` and `rmq_rebalancer_locks_lost` in safe mode, which fence what
+   * shutdown left) is refused.
    */
   RMQ_RESULT_SHUT_DOWN = 8,
   /**
@@ -658,7 +659,9 @@ rmq_result rmq_rebalancer_lock_queue(const struct rmq_rebalancer *rebalancer,
 /**
  * The host saw `broker_name` restart (its lock table is empty): safe mode stops consuming that
  * broker's orderly queues until each is re-locked with a new generation (the next round, which it
- * asks for through `schedule_rebalance`). Java mode: nothing changes.
+ * asks for through `schedule_rebalance`), and asks that broker at once for the locks of the states
+ * it drops, to fence the listener calls still running on them. Java mode: nothing changes.
+ * Accepted after shutdown in safe mode: it fences what shutdown left.
  */
 rmq_result rmq_rebalancer_locks_lost(const struct rmq_rebalancer *rebalancer,
                                      const char *broker_name,

@@ -251,7 +251,9 @@ pub unsafe extern "C" fn rmq_rebalancer_lock_queue(
 
 /// The host saw `broker_name` restart (its lock table is empty): safe mode stops consuming that
 /// broker's orderly queues until each is re-locked with a new generation (the next round, which it
-/// asks for through `schedule_rebalance`). Java mode: nothing changes.
+/// asks for through `schedule_rebalance`), and asks that broker at once for the locks of the states
+/// it drops, to fence the listener calls still running on them. Java mode: nothing changes.
+/// Accepted after shutdown in safe mode: it fences what shutdown left.
 #[no_mangle]
 pub unsafe extern "C" fn rmq_rebalancer_locks_lost(
     rebalancer: *const rmq_rebalancer,

@@ -28,7 +28,8 @@ pub enum rmq_result {
     /// own list): use `rmq_strategy_allocate`, which returns queues.
     NotPositional = 7,
     /// The rebalancer was shut down: every call but `rmq_rebalancer_shutdown`/`_shutdown_at` (and
-    /// `rmq_rebalancer_lock_all` in safe mode, which renews what shutdown left) is refused.
+    /// `rmq_rebalancer_lock_all` and `rmq_rebalancer_locks_lost` in safe mode, which fence what
+    /// shutdown left) is refused.
     ShutDown = 8,
     /// A bug in the library: it panicked. The handles involved stay valid.
     Panic = 99,

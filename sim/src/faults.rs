@@ -76,7 +76,9 @@ impl Sim<'_> {
     }
 
     /// A broker that comes back up has an empty lock table: every process that can see it says
-    /// so to its engine (safe mode stops consuming that broker's orderly queues until re-locked).
+    /// so to its engine (safe mode stops consuming that broker's orderly queues until re-locked,
+    /// and asks for the locks of the states it drops at once). A process shutting down says so
+    /// too: its deferred releases wait for listener calls that the signal fences.
     pub(crate) fn signal_broker_back(&mut self, broker: usize) {
         let now = self.world.now;
         let name = broker_name(broker);
@@ -84,7 +86,7 @@ impl Sim<'_> {
         let told_mode = self.semantics == rocketmq_rebalance::engine::Semantics::Safe;
         for p in 0..self.processes.len() {
             let process = &mut self.processes[p];
-            if !process.alive || process.leaving || process.cut_off(now) {
+            if !process.alive || process.cut_off(now) {
                 continue;
             }
             for g in &mut process.groups {

@@ -164,6 +164,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("balanced-sticky", include_str!("../scenarios/balanced-sticky.toml")),
     ("balanced-sticky-v2", include_str!("../scenarios/balanced-sticky-v2.toml")),
     ("host-faults", include_str!("../scenarios/host-faults.toml")),
+    ("restart-handoff", include_str!("../scenarios/restart-handoff.toml")),
 ];
 
 /// The names of the shipped scenarios, in order (the scripts and the CLI list these).

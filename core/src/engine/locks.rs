@@ -21,11 +21,7 @@ impl Rebalancer {
     /// what shutdown left deferred, so a listener call still running keeps its lock until it ends
     /// (or the give-up bound passes) instead of losing it at the broker's expiry.
     pub fn lock_all(&mut self, now_ms: u64, host: &mut dyn Host) -> Result<LockReport> {
-        if self.shut_down && self.safe() {
-            self.last_now_ms = self.last_now_ms.max(now_ms);
-        } else {
-            self.enter(now_ms)?;
-        }
+        self.enter_or_wind_down(now_ms)?;
         let mut report = LockReport::default();
         let mut by_broker: BTreeMap<String, Vec<MessageQueue>> = BTreeMap::new();
         let safe = self.safe();
@@ -79,18 +75,46 @@ impl Rebalancer {
     /// that broker's orderly queues at once and restarts each with a new generation once re-locked
     /// (the next round, asked for early). Java has no such signal: in Java mode nothing changes
     /// until a renewal fails.
+    ///
+    /// Accepted after `shutdown` in safe mode, as `lock_all` is: a consumer winding down still
+    /// fences the listener calls its deferred releases wait for.
     pub fn locks_lost(&mut self, broker: &str, now_ms: u64, host: &mut dyn Host) -> Result<LockReport> {
-        self.enter(now_ms)?;
+        self.enter_or_wind_down(now_ms)?;
         let mut report = LockReport::default();
         if !self.safe() || !self.config.locks_queues() {
             return Ok(report);
         }
         let queues: Vec<MessageQueue> = self.table.queues().filter(|q| *q.broker_name == *broker).cloned().collect();
-        for queue in queues {
-            self.apply_lock(&queue, false, now_ms, host, &mut report);
+        for queue in &queues {
+            self.apply_lock(queue, false, now_ms, host, &mut report);
         }
+        self.fence_dropped(broker, &queues, now_ms, host, &mut report);
         self.finish_lock_call(&mut report, host);
         Ok(report)
+    }
+
+    /// Right after `locks_lost` (fix 18): asks the new broker at once for the locks of the states just
+    /// dropped, instead of at the next `lock_all` (up to 20 s on). A listener call of such a state
+    /// may still run, and the queue's next owner in a handoff, told of the restart too, would win
+    /// the empty table in its next round and start beside that call. A granted lock keeps it out
+    /// until this client's round releases the state, once its call has ended (and gives the lock
+    /// back then, or keeps the queue under a new generation if it is still this client's). The
+    /// states stay dropped either way: a lost lock is never resumed (fix 13). Not reported as
+    /// renewed: nothing more is consumed under it.
+    fn fence_dropped(&mut self, broker: &str, queues: &[MessageQueue], now_ms: u64, host: &mut dyn Host, report: &mut LockReport) {
+        if queues.is_empty() {
+            return;
+        }
+        match host.lock(broker, queues) {
+            Ok(locked) => {
+                for queue in queues.iter().filter(|q| locked.contains(q)) {
+                    if let Some(entry) = self.table.get_mut(queue) {
+                        entry.flags.set_locked(true, Some(now_ms));
+                    }
+                }
+            }
+            Err(e) => report.warnings.push(Warning::CallbackFailed(format!("lock on {broker}: {e}"))),
+        }
     }
 
     /// One queue's lock answer. Refused, or (safe mode) granted only after the broker's expiry,
@@ -152,8 +176,8 @@ impl Rebalancer {
     }
 
     /// Shutdown. Afterwards every call that changes the rebalancer (rounds, `subscribe`,
-    /// `unsubscribe`, `lock_queue`, `locks_lost`, `drop_queue`, `start_offset`) but `shutdown` and
-    /// (safe mode) `lock_all` is refused with [`Error::ShutDown`](crate::Error::ShutDown); the
+    /// `unsubscribe`, `lock_queue`, `drop_queue`, `start_offset`) but `shutdown` and (safe mode)
+    /// `lock_all` and `locks_lost` is refused with [`Error::ShutDown`](crate::Error::ShutDown); the
     /// read-only ones (`held`, `state`, `subscriptions`, `is_consumable`, `record_pull`,
     /// `is_shut_down`) still answer.
     ///
@@ -220,6 +244,17 @@ impl Rebalancer {
 
     /// Every call but `shutdown` starts here: refused after shutdown; remembers the latest time
     /// (shutdown takes no clock and judges lock expiry by it).
+    /// [`Self::enter`], except that a safe-mode rebalancer that is shut down still takes the
+    /// calls that fence what shutdown left deferred (`lock_all`, `locks_lost`).
+    fn enter_or_wind_down(&mut self, now_ms: u64) -> Result<()> {
+        if self.shut_down && self.safe() {
+            self.last_now_ms = self.last_now_ms.max(now_ms);
+            Ok(())
+        } else {
+            self.enter(now_ms)
+        }
+    }
+
     pub(super) fn enter(&mut self, now_ms: u64) -> Result<()> {
         self.running()?;
         self.last_now_ms = self.last_now_ms.max(now_ms);

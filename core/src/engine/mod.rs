@@ -62,6 +62,8 @@
 //! 17. A deferred release (in a round, in the clean-up of unsubscribed topics or in `drop_queue`) or
 //!     a lost lock asks the host for an early round (`deferred_retry_ms`)
 //!     instead of waiting 20 s for the periodic one.
+//! 18. `locks_lost` asks the restarted broker at once for the locks of the states it drops, so a
+//!     listener call that ran across the restart is fenced before the next owner's round.
 //!
 //! Both modes report duplicate and missing client ids, iterate queues in sorted order (Java
 //! iterates hash maps) and key every queue state by a generation ([`QueueState`]).

@@ -594,4 +594,5 @@ fn rebalance_all_balances_across_topics_with_a_cross_topic_strategy() {
 }
 
 mod callback_failures;
+mod restarts;
 mod safety;

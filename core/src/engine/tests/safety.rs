@@ -12,7 +12,7 @@ fn with_offsets(mut host: Script, qs: &[MessageQueue], offset: i64) -> Script {
 }
 
 /// c1 holds queues 0..n of T orderly, with committed offsets (so no start-offset commit).
-fn orderly(semantics: Semantics, n: i32) -> (Rebalancer, Script, Vec<MessageQueue>) {
+pub(super) fn orderly(semantics: Semantics, n: i32) -> (Rebalancer, Script, Vec<MessageQueue>) {
     let qs = queues("T", n);
     let mut host = with_offsets(Script::default(), &qs, 5);
     let mut r = rebalancer(semantics, true);
@@ -169,25 +169,6 @@ fn lock_queue_resumes_in_java_mode_only() {
         let lock = r.lock_queue(&qs[0], 21_000, &mut host).unwrap();
         assert_eq!(r.is_consumable(&qs[0], 1, 21_000), semantics == Semantics::Java);
         assert_eq!(lock.renewed.len(), usize::from(semantics == Semantics::Java));
-    }
-}
-
-#[test]
-fn a_broker_restart_signal_stops_consumption_until_relocked() {
-    for semantics in BOTH {
-        let (mut r, mut host, qs) = orderly(semantics, 2);
-        let lost = r.locks_lost("b", 10_000, &mut host).unwrap();
-        match semantics {
-            Semantics::Safe => {
-                assert_eq!(lost.lost, qs);
-                assert!(!r.is_consumable(&qs[0], 1, 10_000) && !r.is_consumable(&qs[1], 2, 10_000));
-                assert_eq!(host.calls("stop").len(), 2);
-                let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 11_000, &mut host).unwrap();
-                assert_eq!(report.acquired.iter().map(|a| a.generation).collect::<Vec<_>>(), [3, 4]);
-                assert!(host.calls("persist").is_empty());
-            }
-            Semantics::Java => assert!(lost.lost.is_empty() && r.is_consumable(&qs[0], 1, 10_000)),
-        }
     }
 }
 
@@ -492,60 +473,6 @@ fn a_release_deferred_by_the_clean_up_or_drop_queue_asks_for_an_early_round() {
     host.consuming.insert(qs[1].clone());
     r.drop_queue(&qs[1], 1_000, &mut host).unwrap();
     assert!(host.calls("schedule").is_empty());
-}
-
-// A broker restart signalled while a slow orderly call ran: the next round forgot the lost state
-// at once (without its consume lock), took the queue afresh (the empty table granted it), could
-// not read the start offset and gave the fresh lock back, all while the old call still ran; a
-// second client then took the queue beside it.
-#[test]
-fn a_lost_lock_waits_for_its_running_call_and_is_taken_again_meanwhile() {
-    let (mut r, mut host, qs) = orderly(Semantics::Safe, 1);
-    host.consuming.insert(qs[0].clone());
-    r.locks_lost("b", 10_000, &mut host).unwrap();
-    assert!(!r.is_consumable(&qs[0], 1, 10_000), "nothing more is consumed from the lost state");
-    host.offsets.insert(qs[0].clone(), Err(HostError::new("store down")));
-    host.log.clear();
-    let round = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 11_000, &mut host).unwrap();
-    assert_eq!(round.deferred.iter().map(|d| &d.reason).collect::<Vec<_>>(), [&DeferReason::ConsumeInProgress]);
-    assert!(round.acquired.is_empty() && round.skipped.is_empty(), "the queue is not taken afresh beside the running call");
-    assert!(host.calls("unlock").is_empty() && host.calls("lock").is_empty(), "{:?}", host.log);
-    // The renewal asks for the lock again (the restarted broker grants it): other clients stay out.
-    let renewal = r.lock_all(20_000, &mut host).unwrap();
-    assert_eq!(renewal.renewed, [qs[0].clone()]);
-    assert!(!r.is_consumable(&qs[0], 1, 20_000), "taken again to fence, not resumed");
-    // The call ends: the old state goes, the lock is given back under the consume lock, and the
-    // queue starts afresh from the committed offset.
-    host.consuming.clear();
-    host.offsets.insert(qs[0].clone(), Ok(OffsetRead::Found(5)));
-    host.log.clear();
-    let after = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 21_000, &mut host).unwrap();
-    assert!(after.released[0].lock_lost && host.calls("persist").is_empty());
-    assert_eq!(after.acquired.iter().map(|a| (a.generation, a.start_offset)).collect::<Vec<_>>(), [(2, 5)]);
-    let order: Vec<&String> = host.log.iter().filter(|l| l.starts_with("try_consume_lock") || l.starts_with("unlock") || l.starts_with("lock")).collect();
-    assert_eq!(order, ["try_consume_lock b:0 g1", "unlock b b:0", "lock b b:0"]);
-}
-
-// `locks_lost` after a network blip (the broker kept its lock table) during a protected handoff:
-// the engine stopped renewing the deferred state's lock, and 60 s later the new owner consumed
-// beside the old call.
-#[test]
-fn a_locks_lost_after_a_blip_keeps_a_protected_handoff_protected() {
-    let (mut r, mut host, qs) = orderly(Semantics::Safe, 1);
-    host.consuming.insert(qs[0].clone());
-    let handoff = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 1_000, &mut host).unwrap();
-    assert_eq!(handoff.deferred.len(), 1, "q0 moves to c0 while its call runs");
-    r.locks_lost("b", 2_000, &mut host).unwrap();
-    for now in [20_000, 40_000, 60_000, 80_000] {
-        host.log.clear();
-        let renewal = r.lock_all(now, &mut host).unwrap();
-        assert_eq!(host.calls("lock"), ["lock b b:0"], "renewed at {now}");
-        assert_eq!(renewal.renewed, [qs[0].clone()], "the broker still grants it at {now}");
-    }
-    host.consuming.clear();
-    let done = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 81_000, &mut host).unwrap();
-    assert_eq!(done.released.len(), 1);
-    assert_eq!(host.calls("unlock"), ["unlock b b:0"], "given back once the call ended");
 }
 
 /// The answer a consume service may keep (the Java consumer asks once per lock renewal, not once
