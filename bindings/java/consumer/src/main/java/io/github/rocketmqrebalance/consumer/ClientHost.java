@@ -22,7 +22,7 @@ import org.apache.rocketmq.remoting.protocol.body.UnlockBatchRequestBody;
  * offsets through the group's offset store on the broker (synchronous commits), pulling through
  * {@link ListenerCalls}, consume locks from {@link ConsumeLocks}. Called on the rebalance thread only.
  */
-final class ClientHost implements RebalanceHost {
+final class ClientHost implements RebalanceHost, OffsetCommits.Broker {
     static final long BROKER_TIMEOUT_MS = 3_000;
     /** A broker watch poll: a broker silent this long is fenced until it answers. */
     static final long WATCH_TIMEOUT_MS = 1_000;

@@ -1,8 +1,14 @@
 package io.github.rocketmqrebalance.consumer;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -23,14 +29,21 @@ import org.apache.rocketmq.common.message.MessageQueue;
 final class OffsetCommits {
     private static final Logger LOG = Logger.getLogger(OffsetCommits.class.getName());
 
+    /** What the commits ask of the broker (the host's lock and commit). */
+    interface Broker {
+        Collection<MessageQueue> lock(String broker, List<MessageQueue> queues) throws Exception;
+
+        void persistOffset(MessageQueue mq) throws Exception;
+    }
+
     private final Rebalancer rebalancer;
-    private final ClientHost host;
+    private final Broker host;
     private final OffsetStore offsets;
     private final LongSupplier clock;
     /** The offset last committed per queue. */
     private final Map<MessageQueue, Long> committed = new ConcurrentHashMap<>();
 
-    OffsetCommits(Rebalancer rebalancer, ClientHost host, OffsetStore offsets, LongSupplier clock) {
+    OffsetCommits(Rebalancer rebalancer, Broker host, OffsetStore offsets, LongSupplier clock) {
         this.rebalancer = rebalancer;
         this.host = host;
         this.offsets = offsets;
@@ -60,24 +73,63 @@ final class OffsetCommits {
 
     /**
      * After {@code broker} restarted: commits again the listener's offset of every queue of it whose
-     * lock this client held, which the broker lost with its last seconds of commits (no other
-     * client can have consumed those queues since: their lock was this client's until the broker
-     * went). A queue whose lock was lost before the restart is left alone: it may be another's by
-     * now. Returns how many were committed.
+     * lock this client held, which the broker lost with its last seconds of commits, but only where
+     * the new broker grants this client the lock first ({@link #relockThenCommit}). A queue whose
+     * lock was lost before the restart is left alone: it may be another's by now. Returns the
+     * queues locked on the new broker, committed or not: the caller gives back those the engine
+     * does not take again.
      */
-    int recommitLocked(String broker) {
-        int recommitted = 0;
-        for (Map.Entry<MessageQueue, QueueState> e : rebalancer.held().entrySet()) {
-            MessageQueue mq = e.getKey();
-            if (!mq.getBrokerName().equals(broker) || !Boolean.TRUE.equals(e.getValue().locked)) {
+    Set<MessageQueue> recommitLocked(String broker) {
+        List<MessageQueue> wasLocked = new ArrayList<>();
+        rebalancer.held().forEach((mq, state) -> {
+            if (mq.getBrokerName().equals(broker) && Boolean.TRUE.equals(state.locked)) {
+                wasLocked.add(mq);
+            }
+        });
+        return relockThenCommit(broker, wasLocked, host, this::listenerOffset, committed::put);
+    }
+
+    /** Where {@link #relockThenCommit} reports a commit that landed. */
+    interface Committed {
+        void put(MessageQueue mq, long offset);
+    }
+
+    /**
+     * The restart recipe's commit (docs/host-contract.md, "Broker restarts", step 4): lock the
+     * queues on the new broker, then commit the listener's offset of those granted, and of no
+     * other. A queue refused is another client's now, and it may have committed past this
+     * client's cached offset, which would move it back. A lock refused or a commit failed is not
+     * retried: the engine, told next that the locks are lost, takes the queue again from the
+     * offset the broker has, and what was consumed since the broker's last flush is consumed
+     * again (at least once), where a late commit could undo a newer owner's. Returns the queues
+     * granted.
+     */
+    static Set<MessageQueue> relockThenCommit(String broker, List<MessageQueue> wasLocked, Broker host, ToLongFunction<MessageQueue> listenerOffset,
+        Committed committed) {
+        Set<MessageQueue> granted = new TreeSet<>();
+        if (wasLocked.isEmpty()) {
+            return granted;
+        }
+        try {
+            granted.addAll(host.lock(broker, wasLocked));
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "locking the queues of " + broker + " again after its restart failed; none is committed again", e);
+            return granted;
+        }
+        granted.retainAll(wasLocked);
+        for (MessageQueue mq : granted) {
+            long offset = listenerOffset.applyAsLong(mq);
+            if (offset < 0) {
                 continue;
             }
-            long offset = listenerOffset(mq);
-            if (offset >= 0 && commit(mq, offset, Level.WARNING, "committing " + mq + " again after its broker restarted failed")) {
-                recommitted++;
+            try {
+                host.persistOffset(mq);
+                committed.put(mq, offset);
+            } catch (Exception e) {
+                LOG.log(Level.WARNING, "committing " + mq + " again after its broker restarted failed; it is consumed again from the broker's offset", e);
             }
         }
-        return recommitted;
+        return granted;
     }
 
     /** The offset the listener reached in {@code mq} (-1 when it has none). */

@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -47,8 +49,9 @@ import org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData;
  * which hands it to the rebalance thread. A NameServer out of reach can hold a lookup for seconds
  * at a time, retried every second; on the rebalance thread it held lock renewal and commits back
  * until the listener's 30 s lease ran out with nothing committed. The broker watch polls on its own
- * thread too (an unreachable broker may hold a poll for its whole timeout). Every task is a no-op
- * once shutdown began.
+ * thread too (an unreachable broker may hold a poll for its whole timeout), through shutdown as
+ * well: the releases shutdown waits on are fenced until their calls end ({@link ShutdownWait}).
+ * Every other task is a no-op once shutdown began.
  */
 final class RunningConsumer {
     private static final Logger LOG = Logger.getLogger(RunningConsumer.class.getName());
@@ -76,6 +79,10 @@ final class RunningConsumer {
     /** A view is being read or waits to be: requests meanwhile are served by that one. */
     private final AtomicBoolean viewPending = new AtomicBoolean();
     private final ScheduledExecutorService watchThread;
+    /** Queues locked on a restarted broker to commit them again, until a round shows whether the engine keeps them. */
+    private final Set<MessageQueue> relocked = ConcurrentHashMap.newKeySet();
+    /** Brokers seen restarting while shutdown waits for listener calls: {@link ShutdownWait} tells the engine. */
+    private final java.util.Queue<String> restartsWhileStopping = new ConcurrentLinkedQueue<>();
     /** A retry of an unbalanced round is scheduled; one is enough. */
     private final AtomicBoolean retryPending = new AtomicBoolean();
     private volatile boolean stopping;
@@ -118,7 +125,7 @@ final class RunningConsumer {
         this.statistics = new ConsumeStatistics(SafeOrderlyConsumer::nowMs);
         this.rebalanceThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-rebalance-" + group));
         this.routeThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-route-" + group));
-        this.watch = new BrokerWatch(new BrokerProbe(client, group), broker -> schedule(() -> brokerRestarted(broker), 0), this::brokerReturned);
+        this.watch = new BrokerWatch(new BrokerProbe(client, group), this::onBrokerRestart, this::brokerReturned);
         List<ConsumeMessageHook> hooks = new ArrayList<>(settings.hooks);
         this.trace = settings.enableMsgTrace ? MessageTrace.create(settings.group, settings.traceTopic, settings.rpcHook, puller.isUseTLS(),
             NamespaceV2.get(puller)) : null;
@@ -202,30 +209,46 @@ final class RunningConsumer {
         };
     }
 
+    /** Polls on through shutdown, whose deferred releases the watch still fences. */
     private void watchBrokers() {
-        unlessStopping(() -> {
+        try {
             Set<String> brokers = new TreeSet<>();
             rebalancer.held().keySet().forEach(mq -> brokers.add(mq.getBrokerName()));
             watch.poll(brokers);
-        }, "broker watch").run();
+        } catch (Throwable t) {
+            LOG.log(Level.WARNING, "broker watch failed", t);
+        }
+    }
+
+    /** The rebalance thread handles a restart, or, while shutdown waits on it, the wait does. */
+    private void onBrokerRestart(String broker) {
+        if (stopping) {
+            restartsWhileStopping.add(broker);
+        } else {
+            schedule(() -> brokerRestarted(broker), 0);
+        }
     }
 
     /**
      * A broker restarted (its start time changed); its queues are fenced meanwhile. In this order:
-     * this client's heartbeat, so the new broker lists it in the group again; the cached offsets of
-     * the queues whose lock it held ({@link OffsetCommits#recommitLocked}); then
-     * {@code locks_lost}, and a round at once. A failure is retried a second later; the fence lifts
-     * only once the engine has been told.
+     * this client's heartbeat, so the new broker lists it in the group again; the queues whose lock
+     * it held locked again on the new broker, and the cached offsets of those granted committed
+     * ({@link OffsetCommits#recommitLocked}); then {@code locks_lost}, and a round at once. The
+     * round takes back the queues that are still this client's, under the locks it already has;
+     * the others are unlocked after the first round that ran on a full view. A failure is retried
+     * a second later; the fence lifts only once the engine has been told.
      */
     private void brokerRestarted(String broker) {
         if (stopping) {
+            restartsWhileStopping.add(broker); // scheduled just before shutdown: the wait handles it
             return;
         }
         try {
             client.sendHeartbeatToAllBrokerWithLock();
-            int recommitted = commits.recommitLocked(broker);
+            Set<MessageQueue> granted = commits.recommitLocked(broker);
+            relocked.addAll(granted);
             LockReport report = rebalancer.locksLost(broker, SafeOrderlyConsumer.nowMs(), host);
-            LOG.warning("broker " + broker + " restarted: " + recommitted + " offsets committed again, locks lost " + report.lost);
+            LOG.warning("broker " + broker + " restarted: " + granted.size() + " queues locked and committed again, locks lost " + report.lost);
             watch.reopen(broker);
             schedule(this::round, 0);
         } catch (Throwable t) {
@@ -309,13 +332,18 @@ final class RunningConsumer {
     private void round(Map<String, TopicView> views) {
         unlessStopping(() -> {
             boolean again = false;
+            boolean skipped = false;
             for (RoundReport report : rebalancer.rebalanceAll(views, SafeOrderlyConsumer.nowMs(), host)) {
                 again |= !report.balanced || report.skippedRound != null;
+                skipped |= report.skippedRound != null;
                 if (report.changed || !report.warnings.isEmpty()) {
                     LOG.info("round: " + report);
                 } else if (!report.deferred.isEmpty()) {
                     LOG.fine("round: " + report); // a release waiting for a listener call, every retry
                 }
+            }
+            if (!skipped && !relocked.isEmpty()) {
+                giveBackRelocked();
             }
             // As Java's RebalanceService: an unbalanced round is tried again after 1 s, not 20 s. A
             // skipped one too (unlike Java): right after a broker restart its member list is empty
@@ -327,6 +355,30 @@ final class RunningConsumer {
                 }, UNBALANCED_RETRY_MS);
             }
         }, "rebalance round").run();
+    }
+
+    /**
+     * Unlocks the queues locked again after a broker restart that the engine did not take back
+     * (the group's allocation moved them meanwhile), so that their new owner need not wait for the
+     * broker's 60 s expiry. One failure leaves them to that expiry.
+     */
+    private void giveBackRelocked() {
+        Map<String, List<MessageQueue>> byBroker = new TreeMap<>();
+        Set<MessageQueue> kept = rebalancer.held().keySet();
+        for (MessageQueue mq : relocked) {
+            if (!kept.contains(mq)) {
+                byBroker.computeIfAbsent(mq.getBrokerName(), b -> new ArrayList<>()).add(mq);
+            }
+        }
+        relocked.clear();
+        byBroker.forEach((broker, queues) -> {
+            try {
+                host.unlock(broker, queues);
+                LOG.info("gave back " + queues + ", locked again after " + broker + " restarted and no longer this client's");
+            } catch (Exception e) {
+                LOG.log(Level.WARNING, "giving back " + queues + " failed; the broker frees them at its lock expiry", e);
+            }
+        });
     }
 
     private void renewLocks() {
@@ -344,13 +396,36 @@ final class RunningConsumer {
         try {
             rebalanceThread.submit(() -> {
                 stopping = true;
-                RoundReport report = rebalancer.shutdown(SafeOrderlyConsumer.nowMs(), host);
-                while (!report.deferred.isEmpty() && SafeOrderlyConsumer.nowMs() < deadline) {
-                    Thread.sleep(100);
-                    report = rebalancer.shutdown(SafeOrderlyConsumer.nowMs(), host);
-                }
-                if (!report.deferred.isEmpty()) {
-                    LOG.warning("shutdown left queues to the broker's lock expiry: " + report.deferred);
+                RoundReport[] last = new RoundReport[1];
+                boolean deferred = ShutdownWait.await(new ShutdownWait.Engine() {
+                    @Override
+                    public boolean shutdown(long nowMs) {
+                        last[0] = rebalancer.shutdown(nowMs, host);
+                        return !last[0].deferred.isEmpty();
+                    }
+
+                    @Override
+                    public void lockAll(long nowMs) {
+                        try {
+                            rebalancer.lockAll(nowMs, host);
+                        } catch (RuntimeException e) {
+                            LOG.log(Level.WARNING, "lock renewal during shutdown failed; retried at the next", e);
+                        }
+                    }
+
+                    @Override
+                    public void locksLost(String broker, long nowMs) {
+                        try {
+                            LockReport lost = rebalancer.locksLost(broker, nowMs, host);
+                            watch.reopen(broker);
+                            LOG.warning("broker " + broker + " restarted during shutdown: locks asked for again " + lost.lost);
+                        } catch (RuntimeException e) {
+                            LOG.log(Level.WARNING, "telling the engine that " + broker + " restarted failed", e);
+                        }
+                    }
+                }, deadline, settings.rebalanceIntervalMs, SafeOrderlyConsumer::nowMs, Thread::sleep, restartsWhileStopping);
+                if (deferred) {
+                    LOG.warning("shutdown left queues to the broker's lock expiry: " + last[0].deferred);
                 }
                 return null;
             }).get();

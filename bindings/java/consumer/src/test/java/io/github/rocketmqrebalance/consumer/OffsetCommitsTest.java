@@ -1,0 +1,98 @@
+package io.github.rocketmqrebalance.consumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import org.apache.rocketmq.common.message.MessageQueue;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The commit step of the broker-restart recipe: lock on the new broker first, commit only what it
+ * granted. A queue another client locked on the new broker first may already have been consumed
+ * and committed past this client's cached offset; committing that offset would move it back.
+ */
+class OffsetCommitsTest {
+    private static final MessageQueue Q0 = new MessageQueue("T", "broker-a", 0);
+    private static final MessageQueue Q1 = new MessageQueue("T", "broker-a", 1);
+    private static final MessageQueue Q2 = new MessageQueue("T", "broker-a", 2);
+
+    /** The new broker: grants {@link #grant}, refuses the rest; commits fail for {@link #failing}. */
+    private static final class NewBroker implements OffsetCommits.Broker {
+        final List<String> calls = new ArrayList<>();
+        Set<MessageQueue> grant = Set.of();
+        Set<MessageQueue> failing = Set.of();
+        boolean unreachable;
+
+        @Override
+        public Collection<MessageQueue> lock(String broker, List<MessageQueue> queues) throws Exception {
+            calls.add("lock " + broker + " " + queues.size());
+            if (unreachable) {
+                throw new java.io.IOException("no answer");
+            }
+            return grant;
+        }
+
+        @Override
+        public void persistOffset(MessageQueue mq) throws Exception {
+            calls.add("commit " + mq.getQueueId());
+            if (failing.contains(mq)) {
+                throw new java.io.IOException("commit refused");
+            }
+        }
+    }
+
+    private final NewBroker broker = new NewBroker();
+    private final Map<MessageQueue, Long> committed = new TreeMap<>();
+    /** The listener's offsets: Q2 has none yet. */
+    private final Map<MessageQueue, Long> listener = Map.of(Q0, 40L, Q1, 50L, Q2, -1L);
+
+    private Set<MessageQueue> run(List<MessageQueue> wasLocked) {
+        return OffsetCommits.relockThenCommit("broker-a", wasLocked, broker, listener::get, committed::put);
+    }
+
+    @Test
+    void onlyTheQueuesTheNewBrokerGrantsAreCommittedAgainAfterTheLock() {
+        broker.grant = Set.of(Q1);
+        Set<MessageQueue> granted = run(List.of(Q0, Q1));
+        assertEquals(Set.of(Q1), granted);
+        assertEquals(Map.of(Q1, 50L), committed, "Q0 was refused: another client may have committed past 40");
+        assertEquals(List.of("lock broker-a 2", "commit 1"), broker.calls, "the lock comes before any commit");
+    }
+
+    @Test
+    void aLockThatGetsNoAnswerCommitsNothing() {
+        broker.grant = Set.of(Q0, Q1);
+        broker.unreachable = true;
+        assertEquals(Set.of(), run(List.of(Q0, Q1)));
+        assertEquals(Map.of(), committed);
+        assertEquals(List.of("lock broker-a 2"), broker.calls, "not retried: the engine takes the queues again from the broker's offset");
+    }
+
+    @Test
+    void aFailedCommitIsNotRetriedAndTheOthersGoOn() {
+        broker.grant = Set.of(Q0, Q1);
+        broker.failing = Set.of(Q0);
+        assertEquals(Set.of(Q0, Q1), run(List.of(Q0, Q1)), "both stay locked: the engine's round takes them back");
+        assertEquals(Map.of(Q1, 50L), committed);
+        assertEquals(List.of("lock broker-a 2", "commit 0", "commit 1"), broker.calls);
+    }
+
+    @Test
+    void aQueueWithoutAnOffsetOrNotAskedForIsNotCommitted() {
+        broker.grant = Set.of(Q0, Q2, new MessageQueue("T", "broker-a", 9));
+        assertEquals(Set.of(Q0, Q2), run(List.of(Q0, Q2)), "a grant for a queue not asked for is not this recipe's");
+        assertEquals(Map.of(Q0, 40L), committed, "Q2's listener has consumed nothing: nothing to commit");
+    }
+
+    @Test
+    void nothingHeldLockedAsksNothing() {
+        assertEquals(Set.of(), run(List.of()));
+        assertEquals(List.of(), broker.calls);
+    }
+}
