@@ -89,7 +89,8 @@ class Run:
         wait_for(f"{c}'s slow call on queue {queue}", started.exists, 120, self.procs)
         return int(started.read_text())
 
-    def timeline(self):
+    def start_producer(self):
+        """Starts the keyed producer (KEYS keys, RATE a second); returns the file that stops it."""
         producer_stop = self.dir / "producer.stop"
         self.procs.spawn(
             "producer",
@@ -105,6 +106,10 @@ class Run:
                 log_root=self.dir / "logs",
             ),
         )
+        return producer_stop
+
+    def timeline(self):
+        producer_stop = self.start_producer()
         for c in ("c1", "c2", "c3"):
             self.start_consumer(c)
         took = wait_for("c1, c2 and c3 to consume", lambda: all(self.ended_calls(c) for c in ("c1", "c2", "c3")), 180, self.procs)
@@ -206,13 +211,8 @@ class Run:
             self.result = self.check(end_ns)
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--java-cp", required=True)
-    p.add_argument("--state", required=True)
-    p.add_argument("--rmq-rebalance", help="the CLI, built: inspect the engine's group mid-handoff")
-    args = p.parse_args()
-    runs = [Run(args, "engine", "safe"), Run(args, "stock", "stock")]
+def side_by_side(args, runs):
+    """Runs each Run's timeline at once, on one cluster with each run's topic and group."""
     cluster = Cluster(args.java_cp, args.state, [(r.topic, QUEUES) for r in runs], [(r.group, r.topic) for r in runs])
     try:
         args.namesrv = cluster.namesrv
@@ -224,6 +224,16 @@ def main():
             t.join()
     finally:
         cluster.stop()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--java-cp", required=True)
+    p.add_argument("--state", required=True)
+    p.add_argument("--rmq-rebalance", help="the CLI, built: inspect the engine's group mid-handoff")
+    args = p.parse_args()
+    runs = [Run(args, "engine", "safe"), Run(args, "stock", "stock")]
+    side_by_side(args, runs)
     engine, stock = runs
     print()
     columns = (
