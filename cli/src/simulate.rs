@@ -9,7 +9,7 @@ use serde::Serialize;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A built-in scenario (default, orderly-handoff, stale-views, chaos, balanced-sticky, balanced-sticky-v2, host-faults, restart-handoff) or a TOML file.
+    /// A built-in scenario (default, orderly-handoff, stale-views, chaos, balanced-sticky, balanced-sticky-v2, host-faults, restart-handoff, partial-partitions) or a TOML file.
     #[arg(long, default_value = "default")]
     scenario: String,
     /// How many seeds (1..=N), or a range A..B (B excluded) or A..=B.

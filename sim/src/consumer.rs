@@ -69,11 +69,18 @@ pub struct Process {
     pub leaving: bool,
     /// Cut off from every broker until this time (a partition or a long pause).
     pub partitioned_until: u64,
+    /// Cut off from one broker until a time, the others and the NameServer still answering.
+    pub cut_from: BTreeMap<String, u64>,
 }
 
 impl Process {
     pub fn cut_off(&self, now: u64) -> bool {
         now < self.partitioned_until
+    }
+
+    /// The brokers this process cannot reach now, though it reaches the others.
+    pub fn cut_from(&self, now: u64) -> Vec<String> {
+        self.cut_from.iter().filter(|(_, &until)| now < until).map(|(b, _)| b.clone()).collect()
     }
 }
 
@@ -102,7 +109,18 @@ impl Process {
                 }
             })
             .collect();
-        Process { instance, client_id, alive: true, groups, stale_rounds: 0, slow: None, leave_at: None, leaving: false, partitioned_until: 0 }
+        Process {
+            instance,
+            client_id,
+            alive: true,
+            groups,
+            stale_rounds: 0,
+            slow: None,
+            leave_at: None,
+            leaving: false,
+            partitioned_until: 0,
+            cut_from: BTreeMap::new(),
+        }
     }
 }
 
@@ -117,6 +135,8 @@ pub struct SimHost<'a> {
     pub scheduled: Option<u64>,
     /// The process is cut off from the brokers: every broker call fails.
     pub cut_off: bool,
+    /// The brokers it alone cannot reach: their calls fail.
+    pub cut_from: Vec<String>,
 }
 
 impl<'a> SimHost<'a> {
@@ -131,7 +151,7 @@ impl<'a> SimHost<'a> {
         instance: usize,
         cut_off: bool,
     ) -> Self {
-        SimHost { world, offsets, pulls, calls, client_id, instance, scheduled: None, cut_off }
+        SimHost { world, offsets, pulls, calls, client_id, instance, scheduled: None, cut_off, cut_from: Vec::new() }
     }
 }
 
@@ -141,7 +161,7 @@ impl SimHost<'_> {
     }
 
     fn call_ok(&mut self, broker: &str) -> bool {
-        !self.cut_off && self.world.call_ok(broker)
+        !self.cut_off && !self.cut_from.iter().any(|b| b == broker) && self.world.call_ok(broker)
     }
 
     /// Commits the in-memory offset of `queue`, recording any regression.
@@ -164,7 +184,12 @@ impl Host for SimHost<'_> {
         if !self.call_ok(broker) {
             return Err(Self::failed(broker));
         }
-        Ok(queues.iter().filter(|q| self.world.try_lock(q, self.client_id)).cloned().collect())
+        let granted: Vec<MessageQueue> = queues.iter().filter(|q| self.world.try_lock(q, self.client_id)).cloned().collect();
+        if self.world.answer_lost() {
+            // The broker granted (its table holds these locks now); the client sees a failure.
+            return Err(HostError::new(format!("{broker}: lock answer lost")));
+        }
+        Ok(granted)
     }
 
     fn unlock(&mut self, broker: &str, queues: &[MessageQueue]) -> Result<(), HostError> {

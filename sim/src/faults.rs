@@ -50,12 +50,14 @@ impl Sim<'_> {
         let process = &mut self.processes[p];
         let running = process.groups.iter().any(|g| g.calls.values().any(|c| c.end > now));
         let cut_off = process.cut_off(now);
+        let cut_from = process.cut_from(now);
         let instance = process.instance;
         for g in &mut process.groups {
             if g.rebalancer.held().next().is_none() {
                 continue;
             }
             let mut host = SimHost::new(&mut self.world, &mut g.offsets, &mut g.pulls, &g.calls, &process.client_id, instance, cut_off);
+            host.cut_from = cut_from.clone();
             if running && now >= g.next_lock {
                 if let Ok(report) = g.rebalancer.lock_all(now, &mut host) {
                     host.world.checks.note_lost(&report.lost, instance, now);
@@ -86,7 +88,8 @@ impl Sim<'_> {
         let told_mode = self.semantics == rocketmq_rebalance::engine::Semantics::Safe;
         for p in 0..self.processes.len() {
             let process = &mut self.processes[p];
-            if !process.alive || process.cut_off(now) {
+            // A process that cannot reach the broker cannot see it come back.
+            if !process.alive || process.cut_off(now) || process.cut_from(now).contains(&name) {
                 continue;
             }
             for g in &mut process.groups {
@@ -154,6 +157,20 @@ impl Sim<'_> {
                         self.pending_register.push((until, i));
                         self.events.push(format!("{} is cut off from the brokers for {duration_s} s", letter(i)));
                     }
+                }
+            }
+            EventKind::BrokerPartition { consumer, broker, duration_s } => {
+                if let Some(i) = consumer.filter(|&c| self.alive().contains(&c)).or_else(|| self.pick_alive()) {
+                    let b = broker.unwrap_or_else(|| self.world.rng.gen_range(0..self.scenario.brokers));
+                    let name = broker_name(b);
+                    let id = self.processes[i].client_id.clone();
+                    let held: Vec<MessageQueue> =
+                        self.world.locks.iter().filter(|(q, l)| l.client_id == id && *q.broker_name == *name).map(|(q, _)| q.clone()).collect();
+                    for q in held {
+                        self.world.checks.partition_loss.entry(q).or_default().push((i, now));
+                    }
+                    self.processes[i].cut_from.insert(name.clone(), now + duration_s * 1_000);
+                    self.events.push(format!("{} is cut off from {name} for {duration_s} s", letter(i)));
                 }
             }
             EventKind::BrokerRestart { broker, down_s } => {
@@ -237,6 +254,9 @@ impl Sim<'_> {
         }
         if f.hang > 0.0 && rng.gen_bool(f.hang) {
             fire.push(EventKind::SlowConsume { consumer: None, duration_s: rng.gen_range(150..=400) });
+        }
+        if f.broker_partition > 0.0 && rng.gen_bool(f.broker_partition) {
+            fire.push(EventKind::BrokerPartition { consumer: None, broker: None, duration_s: rng.gen_range(30..=120) });
         }
         for kind in fire {
             self.apply(kind);

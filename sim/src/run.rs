@@ -77,6 +77,7 @@ pub fn run(scenario: &Scenario, seed: u64, semantics: Semantics, mut observer: O
         registry: Vec::new(),
         registry_history: Vec::new(),
         call_failure: 0.0,
+        lost_lock_answer: 0.0,
         checks: Checks::default(),
     };
     for (i, t) in scenario.topics.iter().enumerate() {
@@ -170,6 +171,7 @@ impl Sim<'_> {
         self.world.now = t;
         let in_window = t < self.scenario.length_s * 1_000;
         self.world.call_failure = if in_window { self.scenario.faults.call_failure } else { 0.0 };
+        self.world.lost_lock_answer = if in_window { self.scenario.faults.lost_lock_answer } else { 0.0 };
         let scripted: Vec<EventKind> = self.scenario.events.iter().filter(|e| e.at_s * 1_000 == t).map(|e| e.kind.clone()).collect();
         for kind in scripted {
             self.apply(kind);
@@ -306,6 +308,7 @@ impl Sim<'_> {
             self.end_calls(p);
         }
         let cut_off = self.processes[p].cut_off(now);
+        let cut_from = self.processes[p].cut_from(now);
         let ids = if now >= self.processes[p].groups[g].next_rebalance { Some(if cut_off { None } else { self.view_of_ids(p) }) } else { None };
         let instance = self.processes[p].instance;
         let process = &mut self.processes[p];
@@ -315,6 +318,7 @@ impl Sim<'_> {
         let safe = self.semantics == Semantics::Safe;
 
         let mut host = SimHost::new(&mut self.world, &mut group.offsets, &mut group.pulls, &group.calls, &client_id, instance, cut_off);
+        host.cut_from = cut_from.clone();
         if let Some(ids) = ids {
             let topic = &host.world.topics[g];
             let queues = if cut_off { None } else { Some(topic.queues.clone()) };
@@ -390,7 +394,7 @@ impl Sim<'_> {
             if state.dropped || now < pull.start_at {
                 continue;
             }
-            if cut_off {
+            if cut_off || cut_from.contains(&q.broker_name.to_string()) {
                 continue;
             }
             group.rebalancer.record_pull(&q, pull.generation, now);
@@ -468,7 +472,7 @@ impl Sim<'_> {
             || !self.pending_unregister.is_empty()
             || !self.pending_register.is_empty()
             || self.world.checks.given_up.values().flatten().any(|&(_, at)| now <= at + crate::world::BROKER_LOCK_EXPIRY_MS + TICK_MS)
-            || self.processes.iter().any(|p| p.alive && (p.leaving || p.cut_off(now)))
+            || self.processes.iter().any(|p| p.alive && (p.leaving || p.cut_off(now) || !p.cut_from(now).is_empty()))
             || sorted.len() != ids.len()
             || self.world.broker_down_until.iter().any(|&until| now < until)
             || self.world.locks.values().any(|l| !ids.contains(&l.client_id) && now.saturating_sub(l.renewed_at) <= crate::world::BROKER_LOCK_EXPIRY_MS)

@@ -109,6 +109,11 @@ pub enum EventKind {
         #[serde(default = "default_detect")]
         detect_s: u64,
     },
+    /// A consumer cannot reach one broker (`None`: one picked by seed) for `duration_s`; the
+    /// NameServer and the other brokers still answer. Its calls to that broker fail and its locks
+    /// there expire. The model keeps one member list for all brokers, so that broker goes on
+    /// listing the consumer (a real one drops it after 120 s without a heartbeat).
+    BrokerPartition { consumer: Option<usize>, broker: Option<usize>, duration_s: u64 },
 }
 
 fn default_detect() -> u64 {
@@ -134,11 +139,15 @@ pub struct FaultRates {
     pub partition: f64,
     /// A consumer's orderly listener calls started in this second hang for 150-400 s.
     pub hang: f64,
+    /// A consumer is cut off from one broker for 30-120 s.
+    pub broker_partition: f64,
+    /// Probability that a lock call's answer is lost after the broker granted it (per call).
+    pub lost_lock_answer: f64,
 }
 
 impl FaultRates {
     /// Every rate by name, for validation and for "may a fault strike now".
-    pub fn named(&self) -> [(&'static str, f64); 11] {
+    pub fn named(&self) -> [(&'static str, f64); 13] {
         [
             ("join", self.join),
             ("leave", self.leave),
@@ -151,6 +160,8 @@ impl FaultRates {
             ("call_failure", self.call_failure),
             ("partition", self.partition),
             ("hang", self.hang),
+            ("broker_partition", self.broker_partition),
+            ("lost_lock_answer", self.lost_lock_answer),
         ]
     }
 }
@@ -165,6 +176,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("balanced-sticky-v2", include_str!("../scenarios/balanced-sticky-v2.toml")),
     ("host-faults", include_str!("../scenarios/host-faults.toml")),
     ("restart-handoff", include_str!("../scenarios/restart-handoff.toml")),
+    ("partial-partitions", include_str!("../scenarios/partial-partitions.toml")),
 ];
 
 /// The names of the shipped scenarios, in order (the scripts and the CLI list these).
@@ -192,10 +204,13 @@ impl Scenario {
             return bad("length_s must be in 1..=86400 and drain_s at most 86400".into());
         }
         for e in &self.events {
-            if let EventKind::BrokerRestart { broker, .. } = e.kind {
-                if broker >= self.brokers {
-                    return bad(format!("broker_restart of broker {broker}, but there are {}", self.brokers));
-                }
+            let (what, broker) = match e.kind {
+                EventKind::BrokerRestart { broker, .. } => ("broker_restart", Some(broker)),
+                EventKind::BrokerPartition { broker, .. } => ("broker_partition", broker),
+                _ => ("", None),
+            };
+            if let Some(broker) = broker.filter(|&b| b >= self.brokers) {
+                return bad(format!("{what} of broker {broker}, but there are {}", self.brokers));
             }
         }
         for (name, p) in self.faults.named() {

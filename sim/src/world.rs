@@ -42,6 +42,8 @@ pub struct World {
     pub registry_history: Vec<(u64, Vec<String>)>,
     /// Probability that one broker call fails (only inside the fault window).
     pub call_failure: f64,
+    /// Probability that a lock call's answer is lost after the broker applied it (fault window).
+    pub lost_lock_answer: f64,
     pub checks: Checks,
 }
 
@@ -61,6 +63,11 @@ impl World {
     /// Whether this broker call goes through: the broker is up and the dice say yes.
     pub fn call_ok(&mut self, broker: &str) -> bool {
         self.broker_up(broker) && !(self.call_failure > 0.0 && self.rng.gen_bool(self.call_failure))
+    }
+
+    /// Whether the answer of a lock call the broker has applied is lost on its way back.
+    pub fn answer_lost(&mut self) -> bool {
+        self.lost_lock_answer > 0.0 && self.rng.gen_bool(self.lost_lock_answer)
     }
 
     /// `RebalanceLockManager.tryLockBatch`: granted when free, expired, or already ours.

@@ -41,6 +41,17 @@ impl Rebalancer {
                     }
                     Err(e) => {
                         all_locked = false;
+                        // The request may have reached the broker and only its answer been lost
+                        // (a one-way partition): then the broker holds the lock for this client,
+                        // which does not know it, and the queue's owner waits for the 60 s expiry.
+                        // Safe mode gives it back at once (fix 19); the broker unlocks only a lock
+                        // of this client's, so this frees nobody else's. Not under a listener call
+                        // given up on this queue (fix 16), whose lock the broker's expiry frees.
+                        if self.safe() && self.may_unlock(queue, host) {
+                            if let Err(e) = host.unlock(&queue.broker_name, std::slice::from_ref(queue)) {
+                                report.warnings.push(Warning::CallbackFailed(format!("unlock {queue} after its lock failed: {e}")));
+                            }
+                        }
                         report.skipped.push(Skipped { queue: queue.clone(), reason: SkipReason::LockFailed(e.0), lock_leaked: false });
                         continue;
                     }

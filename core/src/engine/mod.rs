@@ -64,6 +64,8 @@
 //!     instead of waiting 20 s for the periodic one.
 //! 18. `locks_lost` asks the restarted broker at once for the locks of the states it drops, so a
 //!     listener call that ran across the restart is fenced before the next owner's round.
+//! 19. A lock call that fails during acquisition is followed by an unlock of its queues: its
+//!     answer may have been lost after the broker granted it (a one-way partition).
 //!
 //! Both modes report duplicate and missing client ids, iterate queues in sorted order (Java
 //! iterates hash maps) and key every queue state by a generation ([`QueueState`]).

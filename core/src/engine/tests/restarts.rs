@@ -1,5 +1,6 @@
 //! A broker restart (its lock table lives in memory) and the `locks_lost` signal: what stops,
-//! what is asked for again at once, and what waits for a listener call that ran across it.
+//! what is asked for again at once, and what waits for a listener call that ran across it; and a
+//! lock answer lost on its way back.
 
 use super::safety::orderly;
 use super::*;
@@ -152,4 +153,25 @@ fn a_shut_down_rebalancer_still_takes_the_restart_signal_and_fences_its_deferred
     assert!(host.calls("persist").is_empty(), "a lost lock commits nothing");
     assert_eq!(host.calls("unlock"), ["unlock b b:0"], "the fencing lock is given back");
     assert_eq!(r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 4_000, &mut host).unwrap_err(), crate::Error::ShutDown);
+}
+
+// A one-way partition: the lock request reached the broker, which granted it, and the answer was
+// lost. The client skips the queue; the broker holds its lock for this client until its 60 s
+// expiry, and a peer the queue moves to meanwhile waits that long. Safe mode gives the lock back
+// at once (the broker unlocks only this client's locks); Java keeps it (fix 19).
+#[test]
+fn a_lock_whose_answer_is_lost_is_given_back_in_safe_mode() {
+    for semantics in BOTH {
+        let qs = queues("T", 2);
+        let mut r = rebalancer(semantics, true);
+        let mut host = Script { lock_error: true, ..Script::default() };
+        let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 0, &mut host).unwrap();
+        assert!(report.acquired.is_empty() && !report.balanced);
+        let unlocks = host.calls("unlock");
+        match semantics {
+            Semantics::Safe => assert_eq!(unlocks, ["unlock b b:0", "unlock b b:1"], "each failed lock given back"),
+            Semantics::Java => assert!(unlocks.is_empty(), "{unlocks:?}"),
+        }
+        assert_eq!(host.calls("schedule"), ["schedule +500ms"], "and asked for again soon");
+    }
 }
