@@ -70,7 +70,7 @@ pub struct Process {
     /// Cut off from every broker until this time (a partition or a long pause).
     pub partitioned_until: u64,
     /// Cut off from one broker until a time, the others and the NameServer still answering.
-    pub cut_from: BTreeMap<String, u64>,
+    pub partitioned_from: BTreeMap<String, u64>,
 }
 
 impl Process {
@@ -80,7 +80,7 @@ impl Process {
 
     /// The brokers this process cannot reach now, though it reaches the others.
     pub fn cut_from(&self, now: u64) -> Vec<String> {
-        self.cut_from.iter().filter(|(_, &until)| now < until).map(|(b, _)| b.clone()).collect()
+        self.partitioned_from.iter().filter(|(_, &until)| now < until).map(|(b, _)| b.clone()).collect()
     }
 }
 
@@ -119,7 +119,7 @@ impl Process {
             leave_at: None,
             leaving: false,
             partitioned_until: 0,
-            cut_from: BTreeMap::new(),
+            partitioned_from: BTreeMap::new(),
         }
     }
 }

@@ -169,7 +169,7 @@ impl Sim<'_> {
                     for q in held {
                         self.world.checks.partition_loss.entry(q).or_default().push((i, now));
                     }
-                    self.processes[i].cut_from.insert(name.clone(), now + duration_s * 1_000);
+                    self.processes[i].partitioned_from.insert(name.clone(), now + duration_s * 1_000);
                     self.events.push(format!("{} is cut off from {name} for {duration_s} s", letter(i)));
                 }
             }

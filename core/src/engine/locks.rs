@@ -242,8 +242,6 @@ impl Rebalancer {
         }
     }
 
-    /// Every call but `shutdown` starts here: refused after shutdown; remembers the latest time
-    /// (shutdown takes no clock and judges lock expiry by it).
     /// [`Self::enter`], except that a safe-mode rebalancer that is shut down still takes the
     /// calls that fence what shutdown left deferred (`lock_all`, `locks_lost`).
     fn enter_or_wind_down(&mut self, now_ms: u64) -> Result<()> {
@@ -255,6 +253,8 @@ impl Rebalancer {
         }
     }
 
+    /// Every call but `shutdown` starts here: refused after shutdown; remembers the latest time
+    /// (shutdown takes no clock and judges lock expiry by it).
     pub(super) fn enter(&mut self, now_ms: u64) -> Result<()> {
         self.running()?;
         self.last_now_ms = self.last_now_ms.max(now_ms);

@@ -76,8 +76,9 @@ final class OffsetCommits {
      * lock this client held, which the broker lost with its last seconds of commits, but only where
      * the new broker grants this client the lock first ({@link #relockThenCommit}). A queue whose
      * lock was lost before the restart is left alone: it may be another's by now. Returns the
-     * queues locked on the new broker, committed or not: the caller gives back those the engine
-     * does not take again.
+     * queues locked on the new broker, committed or not (the engine, told next that the locks are
+     * lost, keeps them locked while it drops their states and gives back those no longer this
+     * client's).
      */
     Set<MessageQueue> recommitLocked(String broker) {
         List<MessageQueue> wasLocked = new ArrayList<>();

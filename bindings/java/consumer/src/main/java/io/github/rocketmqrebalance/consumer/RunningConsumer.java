@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -75,12 +75,10 @@ final class RunningConsumer {
     private final MessageTrace trace;
     private final ScheduledExecutorService rebalanceThread;
     /** Reads each round's view, so that no engine call waits behind a lookup. */
-    private final ScheduledExecutorService routeThread;
+    private final ExecutorService routeThread;
     /** A view is being read or waits to be: requests meanwhile are served by that one. */
     private final AtomicBoolean viewPending = new AtomicBoolean();
     private final ScheduledExecutorService watchThread;
-    /** Queues locked on a restarted broker to commit them again, until a round shows whether the engine keeps them. */
-    private final Set<MessageQueue> relocked = ConcurrentHashMap.newKeySet();
     /** Brokers seen restarting while shutdown waits for listener calls: {@link ShutdownWait} tells the engine. */
     private final java.util.Queue<String> restartsWhileStopping = new ConcurrentLinkedQueue<>();
     /** A retry of an unbalanced round is scheduled; one is enough. */
@@ -129,7 +127,7 @@ final class RunningConsumer {
         ConsumeLocks consumeLocks = new ConsumeLocks();
         this.statistics = new ConsumeStatistics(SafeOrderlyConsumer::nowMs);
         this.rebalanceThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-rebalance-" + group));
-        this.routeThread = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-route-" + group));
+        this.routeThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "SafeOrderlyConsumer-route-" + group));
         this.watch = new BrokerWatch(new BrokerProbe(client, group), this::onBrokerRestart, this::brokerReturned);
         List<ConsumeMessageHook> hooks = new ArrayList<>(settings.hooks);
         this.trace = settings.enableMsgTrace ? MessageTrace.create(settings.group, settings.traceTopic, settings.rpcHook, puller.isUseTLS(),
@@ -239,9 +237,9 @@ final class RunningConsumer {
      * this client's heartbeat, so the new broker lists it in the group again; the queues whose lock
      * it held locked again on the new broker, and the cached offsets of those granted committed
      * ({@link OffsetCommits#recommitLocked}); then {@code locks_lost}, and a round at once. The
-     * round takes back the queues that are still this client's, under the locks it already has;
-     * the others are unlocked after the first round that ran on a full view. A failure is retried
-     * a second later; the fence lifts only once the engine has been told.
+     * engine holds those locks as it drops the states (fix 18), and its round gives back the ones
+     * no longer this client's. A failure is retried a second later; the fence lifts only once the
+     * engine has been told.
      */
     private void brokerRestarted(String broker) {
         if (stopping) {
@@ -251,7 +249,6 @@ final class RunningConsumer {
         try {
             client.sendHeartbeatToAllBrokerWithLock();
             Set<MessageQueue> granted = commits.recommitLocked(broker);
-            relocked.addAll(granted);
             LockReport report = rebalancer.locksLost(broker, SafeOrderlyConsumer.nowMs(), host);
             LOG.warning("broker " + broker + " restarted: " + granted.size() + " queues locked and committed again, locks lost " + report.lost);
             watch.reopen(broker);
@@ -337,18 +334,13 @@ final class RunningConsumer {
     private void round(Map<String, TopicView> views) {
         unlessStopping(() -> {
             boolean again = false;
-            boolean skipped = false;
             for (RoundReport report : rebalancer.rebalanceAll(views, SafeOrderlyConsumer.nowMs(), host)) {
                 again |= !report.balanced || report.skippedRound != null;
-                skipped |= report.skippedRound != null;
                 if (report.changed || !report.warnings.isEmpty()) {
                     LOG.info("round: " + report);
                 } else if (!report.deferred.isEmpty()) {
                     LOG.fine("round: " + report); // a release waiting for a listener call, every retry
                 }
-            }
-            if (!skipped && !relocked.isEmpty()) {
-                giveBackRelocked();
             }
             // As Java's RebalanceService: an unbalanced round is tried again after 1 s, not 20 s. A
             // skipped one too (unlike Java): right after a broker restart its member list is empty
@@ -360,30 +352,6 @@ final class RunningConsumer {
                 }, UNBALANCED_RETRY_MS);
             }
         }, "rebalance round").run();
-    }
-
-    /**
-     * Unlocks the queues locked again after a broker restart that the engine did not take back
-     * (the group's allocation moved them meanwhile), so that their new owner need not wait for the
-     * broker's 60 s expiry. One failure leaves them to that expiry.
-     */
-    private void giveBackRelocked() {
-        Map<String, List<MessageQueue>> byBroker = new TreeMap<>();
-        Set<MessageQueue> kept = rebalancer.held().keySet();
-        for (MessageQueue mq : relocked) {
-            if (!kept.contains(mq)) {
-                byBroker.computeIfAbsent(mq.getBrokerName(), b -> new ArrayList<>()).add(mq);
-            }
-        }
-        relocked.clear();
-        byBroker.forEach((broker, queues) -> {
-            try {
-                host.unlock(broker, queues);
-                LOG.info("gave back " + queues + ", locked again after " + broker + " restarted and no longer this client's");
-            } catch (Exception e) {
-                LOG.log(Level.WARNING, "giving back " + queues + " failed; the broker frees them at its lock expiry", e);
-            }
-        });
     }
 
     private void renewLocks() {
