@@ -28,8 +28,12 @@ fi
 # shellcheck disable=SC2046
 "${cc[@]}" examples/c/allocate.c -o "$work/allocate_static" $(pkg-config --cflags --libs --static rocketmq_rebalance-static)
 if [[ ${#run[@]} -eq 0 ]]; then
-  ldd "$work/allocate" | grep -q "librocketmq_rebalance.so.* => $prefix/lib/" || fail "the shared example does not load the archive's library: $(ldd "$work/allocate")"
-  ldd "$work/allocate_static" | grep -q rocketmq_rebalance && fail "the static example still needs librocketmq_rebalance.so"
+  # Read whole before grep: `ldd | grep -q` under pipefail fails when grep stops reading early
+  # and ldd, still writing, dies of SIGPIPE.
+  shared_deps=$(ldd "$work/allocate")
+  static_deps=$(ldd "$work/allocate_static")
+  grep -q "librocketmq_rebalance.so.* => $prefix/lib/" <<< "$shared_deps" || fail "the shared example does not load the archive's library: $shared_deps"
+  grep -q rocketmq_rebalance <<< "$static_deps" && fail "the static example still needs librocketmq_rebalance.so"
 fi
 env -u LD_LIBRARY_PATH "${run[@]}" "$work/allocate" > "$work/answer.txt"
 env -u LD_LIBRARY_PATH "${run[@]}" "$work/allocate_static" > "$work/answer-static.txt"

@@ -27,7 +27,7 @@ echo "-- SHA256SUMS"
 # The newest GLIBC_x.y any dynamic symbol of FILE needs (objdump of FILE's architecture).
 newest_glibc() {
   local objdump=objdump
-  if readelf -h "$1" | grep -q AArch64; then objdump=aarch64-linux-gnu-objdump; fi
+  if grep -q AArch64 <<< "$(readelf -h "$1")"; then objdump=aarch64-linux-gnu-objdump; fi
   "$objdump" -T "$1" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1
 }
 glibc_ok() {
