@@ -5,17 +5,21 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.LongConsumer;
+import java.util.function.Predicate;
 
 import io.github.rocketmqrebalance.engine.RebalanceHost;
 
 import org.apache.rocketmq.client.consumer.store.OffsetStore;
+import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.consumer.store.ReadOffsetType;
 import org.apache.rocketmq.client.impl.FindBrokerResult;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.common.MixAll;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.remoting.protocol.body.LockBatchRequestBody;
+import org.apache.rocketmq.remoting.protocol.ResponseCode;
 import org.apache.rocketmq.remoting.protocol.body.UnlockBatchRequestBody;
+import org.apache.rocketmq.remoting.protocol.header.QueryConsumerOffsetRequestHeader;
 
 /**
  * The engine's host over the real client: broker locks through the lock/unlock batch requests,
@@ -34,8 +38,12 @@ final class ClientHost implements RebalanceHost, OffsetCommits.Broker {
     private final ListenerCalls calls;
     private final ConsumeLocks consumeLocks;
     private final LongConsumer scheduleRound;
+    /** The broker watch's verdict: false while a broker is out of reach or its restart is being handled. */
+    private final Predicate<String> brokerOpen;
 
-    ClientHost(MQClientInstance client, String group, OffsetStore offsets, ListenerCalls calls, ConsumeLocks consumeLocks, LongConsumer scheduleRound) {
+    ClientHost(MQClientInstance client, String group, OffsetStore offsets, ListenerCalls calls, ConsumeLocks consumeLocks, LongConsumer scheduleRound,
+        Predicate<String> brokerOpen) {
+        this.brokerOpen = brokerOpen;
         this.client = client;
         this.group = group;
         this.offsets = offsets;
@@ -56,8 +64,35 @@ final class ClientHost implements RebalanceHost, OffsetCommits.Broker {
         return found.getBrokerAddr();
     }
 
+    /** A lock not asked for: the broker watch has not heard the broker since it fell silent. */
+    static final class BrokerFenced extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        BrokerFenced(String broker) {
+            super("broker " + broker + " is out of reach or restarting; its locks are asked for again once the broker watch hears it");
+        }
+    }
+
+    /**
+     * The engine's lock (a renewal or a new queue's), asked of a broker only while the watch holds
+     * it open. A broker back from a silence may have restarted: its empty lock table would refuse
+     * or grant anything, and a refusal tells the engine the lock is lost, which releases the queue
+     * without a commit and takes it again from the offset the new broker has, older than the
+     * cached one by what the broker had not flushed. The watch tells a restart first (then the
+     * recipe commits the cached offsets before the engine hears of it) or lifts the fence and has
+     * the locks renewed at once. The failure leaves the engine's states as they are.
+     */
     @Override
     public Collection<MessageQueue> lock(String broker, List<MessageQueue> queues) throws Exception {
+        if (!brokerOpen.test(broker)) {
+            throw new BrokerFenced(broker);
+        }
+        return relock(broker, queues);
+    }
+
+    /** The lock request itself, fence or not: the restart recipe's, which runs while the broker is fenced. */
+    @Override
+    public Collection<MessageQueue> relock(String broker, List<MessageQueue> queues) throws Exception {
         LockBatchRequestBody body = new LockBatchRequestBody();
         body.setConsumerGroup(group);
         body.setClientId(client.getClientId());
@@ -73,6 +108,24 @@ final class ClientHost implements RebalanceHost, OffsetCommits.Broker {
         body.setClientId(client.getClientId());
         body.setMqSet(new HashSet<>(queues));
         client.getMQClientAPIImpl().unlockBatchMQ(brokerAddress(broker), body, BROKER_TIMEOUT_MS, false);
+    }
+
+    /** The broker's own committed offset, read without touching the offset store's cached one. */
+    @Override
+    public long brokerOffset(MessageQueue mq) throws Exception {
+        QueryConsumerOffsetRequestHeader header = new QueryConsumerOffsetRequestHeader();
+        header.setConsumerGroup(group);
+        header.setTopic(mq.getTopic());
+        header.setQueueId(mq.getQueueId());
+        header.setBrokerName(mq.getBrokerName());
+        try {
+            return client.getMQClientAPIImpl().queryConsumerOffset(brokerAddress(mq.getBrokerName()), header, BROKER_TIMEOUT_MS);
+        } catch (MQBrokerException e) {
+            if (e.getResponseCode() == ResponseCode.QUERY_NOT_FOUND) {
+                return -1;
+            }
+            throw e;
+        }
     }
 
     @Override

@@ -29,9 +29,12 @@ import org.apache.rocketmq.common.message.MessageQueue;
 final class OffsetCommits {
     private static final Logger LOG = Logger.getLogger(OffsetCommits.class.getName());
 
-    /** What the commits ask of the broker (the host's lock and commit). */
+    /** What the commits ask of the broker (the host's lock, sent while the broker watch fences the broker, and commit). */
     interface Broker {
-        Collection<MessageQueue> lock(String broker, List<MessageQueue> queues) throws Exception;
+        Collection<MessageQueue> relock(String broker, List<MessageQueue> queues) throws Exception;
+
+        /** The offset the broker has committed for the group on {@code mq}; -1 when it has none. */
+        long brokerOffset(MessageQueue mq) throws Exception;
 
         void persistOffset(MessageQueue mq) throws Exception;
     }
@@ -98,12 +101,16 @@ final class OffsetCommits {
     /**
      * The restart recipe's commit (docs/host-contract.md, "Broker restarts", step 4): lock the
      * queues on the new broker, then commit the listener's offset of those granted, and of no
-     * other. A queue refused is another client's now, and it may have committed past this
-     * client's cached offset, which would move it back. A lock refused or a commit failed is not
-     * retried: the engine, told next that the locks are lost, takes the queue again from the
-     * offset the broker has, and what was consumed since the broker's last flush is consumed
-     * again (at least once), where a late commit could undo a newer owner's. Returns the queues
-     * granted.
+     * other, and only where it is ahead of the offset the broker has. A queue refused is another
+     * client's now, and it may have committed past this client's cached offset, which would move
+     * it back. A queue granted may have been another's in between too: a restart noticed late (the
+     * client's route lacked the broker for a while) leaves time for another client, whose member
+     * list from the new broker did not list this one yet, to take the queue, consume and commit
+     * past the cached offset, and give it back (seen on a real cluster: 676, then this client's
+     * 671). A lock refused, a commit failed or the broker's offset unread is not retried: the
+     * engine, told next that the locks are lost, takes the queue again from the offset the broker
+     * has, and what was consumed since the broker's last flush is consumed again (at least once),
+     * where a late commit could undo a newer owner's. Returns the queues granted.
      */
     static Set<MessageQueue> relockThenCommit(String broker, List<MessageQueue> wasLocked, Broker host, ToLongFunction<MessageQueue> listenerOffset,
         Committed committed) {
@@ -112,7 +119,7 @@ final class OffsetCommits {
             return granted;
         }
         try {
-            granted.addAll(host.lock(broker, wasLocked));
+            granted.addAll(host.relock(broker, wasLocked));
         } catch (Exception e) {
             LOG.log(Level.WARNING, "locking the queues of " + broker + " again after its restart failed; none is committed again", e);
             return granted;
@@ -124,6 +131,10 @@ final class OffsetCommits {
                 continue;
             }
             try {
+                long brokers = host.brokerOffset(mq);
+                if (brokers >= offset) {
+                    continue; // the broker has this far or further: another client consumed it since
+                }
                 host.persistOffset(mq);
                 committed.put(mq, offset);
             } catch (Exception e) {

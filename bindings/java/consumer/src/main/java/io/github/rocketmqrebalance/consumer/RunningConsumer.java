@@ -138,7 +138,7 @@ final class RunningConsumer {
         this.calls = new ListenerCalls(listener, rebalancer, offsets, consumeLocks, SafeOrderlyConsumer::nowMs, watch::open, settings,
             new DeadLetters(client, group), statistics, new ConsumeHooks(hooks, group, settings.namespace, puller.getAccessChannel()),
             QueuePuller.over(client, group, subscriptions, puller.getBrokerSuspendMaxTimeMillis(), puller.getConsumerTimeoutMillisWhenSuspend()));
-        this.host = new ClientHost(client, group, offsets, calls, consumeLocks, delay -> schedule(this::round, delay));
+        this.host = new ClientHost(client, group, offsets, calls, consumeLocks, delay -> schedule(this::round, delay), watch::open);
         this.commits = new OffsetCommits(rebalancer, host, offsets, SafeOrderlyConsumer::nowMs);
         this.watchThread = settings.brokerWatchIntervalMs > 0
             ? Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-broker-watch-" + group))

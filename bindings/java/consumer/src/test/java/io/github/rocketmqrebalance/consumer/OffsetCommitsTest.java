@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The commit step of the broker-restart recipe: lock on the new broker first, commit only what it
- * granted. A queue another client locked on the new broker first may already have been consumed
- * and committed past this client's cached offset; committing that offset would move it back.
+ * granted, and only ahead of the broker's offset. A queue another client locked on the new broker
+ * first (or held and gave back before this client's relock) may already have been consumed and
+ * committed past this client's cached offset; committing that offset would move it back.
  */
 class OffsetCommitsTest {
     private static final MessageQueue Q0 = new MessageQueue("T", "broker-a", 0);
@@ -27,15 +28,22 @@ class OffsetCommitsTest {
         final List<String> calls = new ArrayList<>();
         Set<MessageQueue> grant = Set.of();
         Set<MessageQueue> failing = Set.of();
+        /** The new broker's committed offsets (none: -1), as the broker's flushed file and later commits left them. */
+        Map<MessageQueue, Long> offsets = Map.of();
         boolean unreachable;
 
         @Override
-        public Collection<MessageQueue> lock(String broker, List<MessageQueue> queues) throws Exception {
+        public Collection<MessageQueue> relock(String broker, List<MessageQueue> queues) throws Exception {
             calls.add("lock " + broker + " " + queues.size());
             if (unreachable) {
                 throw new java.io.IOException("no answer");
             }
             return grant;
+        }
+
+        @Override
+        public long brokerOffset(MessageQueue mq) {
+            return offsets.getOrDefault(mq, -1L);
         }
 
         @Override
@@ -88,6 +96,25 @@ class OffsetCommitsTest {
         broker.grant = Set.of(Q0, Q2, new MessageQueue("T", "broker-a", 9));
         assertEquals(Set.of(Q0, Q2), run(List.of(Q0, Q2)), "a grant for a queue not asked for is not this recipe's");
         assertEquals(Map.of(Q0, 40L), committed, "Q2's listener has consumed nothing: nothing to commit");
+    }
+
+    @Test
+    void aGrantedQueueTheBrokerHasFurtherIsNotMovedBack() {
+        // Q0: another client took it after the restart, consumed to 45 and gave it back before this
+        // client's late relock; Q1: the broker lost 50 and has 47 from its last flush.
+        broker.grant = Set.of(Q0, Q1);
+        broker.offsets = Map.of(Q0, 45L, Q1, 47L);
+        assertEquals(Set.of(Q0, Q1), run(List.of(Q0, Q1)));
+        assertEquals(Map.of(Q1, 50L), committed, "40 would move Q0 back from 45");
+        assertEquals(List.of("lock broker-a 2", "commit 1"), broker.calls);
+    }
+
+    @Test
+    void anOffsetTheBrokerAlreadyHasIsNotSentAgain() {
+        broker.grant = Set.of(Q1);
+        broker.offsets = Map.of(Q1, 50L);
+        run(List.of(Q1));
+        assertEquals(Map.of(), committed);
     }
 
     @Test
