@@ -4,9 +4,11 @@ Inputs, all in one run's directory (see OrderlyConsumerMain, BrokerMonitor and h
   <name>.calls           B/E lines of every listener call of consumer <name>
   faults.log             KILL/TERM/STOP/CONT <name> <ns>, as the driver did them
   broker-<group>.log     UP/L/M/O/H lines: the broker's own lock table, members and offsets
+  broker-<group>@<name>.log  the same from the master of broker name <name> (several brokers)
 Times are CLOCK_MONOTONIC nanoseconds everywhere (Java's nanoTime, Python's monotonic_ns).
 """
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,11 +21,17 @@ SAMPLE_NS = 50_000_000  # BrokerMonitor's sampling period
 @dataclass
 class Call:
     proc: str
-    queue: int
+    queue: object  # the queue id on the single broker, (broker name, queue id) on any other
     start: int
     end: int
     bodies: list = field(default_factory=list)
     returned: bool = True  # False: still open when its process was killed (or the run ended)
+
+
+def queue_key(token):
+    """A queue as a .calls file writes it: `<id>` on the single-broker cluster's broker, `<name>/<id>` on any other."""
+    name, _, queue = token.rpartition("/")
+    return (name, int(queue)) if name else int(queue)
 
 
 def read_calls(directory, end_ns):
@@ -41,9 +49,9 @@ def read_calls(directory, end_ns):
                 open_calls[key] = int(parts[4])
                 continue
             start = open_calls.pop(key, int(parts[4]))
-            calls.append(Call(proc, int(parts[1]), start, int(parts[5]), parts[6].split(",") if len(parts) > 6 else []))
+            calls.append(Call(proc, queue_key(parts[1]), start, int(parts[5]), parts[6].split(",") if len(parts) > 6 else []))
         for (queue, _, _, _), start in open_calls.items():
-            calls.append(Call(proc, int(queue), start, kills.get(proc, end_ns), returned=False))
+            calls.append(Call(proc, queue_key(queue), start, kills.get(proc, end_ns), returned=False))
     return calls
 
 
@@ -69,6 +77,33 @@ def overlaps(calls, began_with_lock=None):
                 else:
                     across += 1
     return across, within, outlived
+
+
+def handoff_gaps(calls, began, ended):
+    """Seconds from a queue's old owner's last call to its new owner's first call, for every change
+    of the process calling on a queue whose new owner began between `began` and `ended` (ns),
+    sorted. A queue with a backlog has calls all the time, so the gap is the pause its owner
+    change cost."""
+    by_queue = defaultdict(list)
+    for c in calls:
+        by_queue[c.queue].append(c)
+    gaps = []
+    for queue_calls in by_queue.values():
+        queue_calls.sort(key=lambda c: c.start)
+        owner, last_end = queue_calls[0].proc, queue_calls[0].end
+        for c in queue_calls[1:]:
+            if c.proc != owner:
+                if began <= c.start <= ended:
+                    gaps.append(max(0, c.start - last_end) / 1e9)
+                owner, last_end = c.proc, c.end
+            else:
+                last_end = max(last_end, c.end)
+    return sorted(gaps)
+
+
+def percentile(values, p):
+    """Nearest rank; nan for no values."""
+    return values[max(0, math.ceil(p / 100 * len(values)) - 1)] if values else float("nan")
 
 
 def consumed(calls):
@@ -127,9 +162,10 @@ def order_figures(calls):
 
 
 class BrokerView:
-    """One group's history as the broker's own tables showed it (broker-<group>.log), and when the broker was down."""
+    """One group's history as the broker's own tables showed it (broker-<group>.log), and when the
+    broker was down (killed as `name` in faults.log)."""
 
-    def __init__(self, path, faults):
+    def __init__(self, path, faults, name="broker"):
         self.ups, self.locks, self.offsets, self.members = [], defaultdict(list), defaultdict(list), []
         for line in Path(path).read_text().splitlines() if Path(path).exists() else []:
             parts = line.split()
@@ -142,7 +178,7 @@ class BrokerView:
                 self.offsets[int(parts[2])].append((ns, int(parts[3])))
             elif parts[0] == "M":
                 self.members.append((ns, parts[2]))
-        kills = [ns for kind, name, ns in faults if kind == "KILL" and name == "broker"]
+        kills = [ns for kind, who, ns in faults if kind == "KILL" and who == name]
         self.down = [(k, min((u for u in self.ups if u > k), default=float("inf"))) for k in kills]
 
     def holder(self, queue, t):
@@ -204,3 +240,37 @@ class BrokerView:
                     running = max(running, v)
                 previous_max = running
         return {"regressions": regressions, "broker_lost": lost}
+
+
+class ClusterView:
+    """BrokerView over several broker names: each call judged by the view of its queue's broker
+    (calls on the single-broker cluster's broker name their queue by id alone: `default`)."""
+
+    def __init__(self, views, default):
+        self.views, self.default = views, default
+
+    def _split(self, call):
+        name, queue = call.queue if isinstance(call.queue, tuple) else (self.default, call.queue)
+        return self.views[name], Call(call.proc, queue, call.start, call.end, call.bodies, call.returned)
+
+    def classify(self, calls):
+        out = defaultdict(int)
+        for view, call in map(self._split, calls):
+            for k, v in view.classify([call]).items():
+                out[k] += v
+        return dict(out)
+
+    def began_with_lock(self, call):
+        view, call = self._split(call)
+        return view.began_with_lock(call)
+
+    def holder(self, queue, t):
+        name, q = queue if isinstance(queue, tuple) else (self.default, queue)
+        return self.views[name].holder(q, t)
+
+    def offset_figures(self):
+        out = defaultdict(int)
+        for view in self.views.values():
+            for k, v in view.offset_figures().items():
+                out[k] += v
+        return dict(out)

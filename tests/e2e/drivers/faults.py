@@ -37,7 +37,6 @@ The last line is the summary; the engine's without-lock, overlaps, lost, order v
 inversions and preventable regressions must be 0 (the exit status says so).
 """
 
-import argparse
 import time
 
 from fixtures import orderly_group as group
@@ -114,17 +113,11 @@ def timeline(cluster, runs):
         r.log(f"consuming again {took:.0f} s after the broker came back, c4 joining")
     time.sleep(15)
     freeze(runs)
-    for r in runs:
-        r.stop_producer()
-    for r in runs:
-        r.wait_all_consumed()
+    group.stop_and_settle(runs)
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--java-cp", required=True)
-    p.add_argument("--state", required=True)
-    args = p.parse_args()
+    args = group.arguments(__doc__)
     runs = [Run(args, name, kind) for name, kind in RUNS]
     _, error, end_ns = group.run_on_a_restartable_cluster(args, runs, lambda cluster: timeline(cluster, runs))
     results = {r.name: r.figures(end_ns) for r in runs}

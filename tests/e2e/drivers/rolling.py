@@ -21,10 +21,9 @@ and max per side. The engine's overlaps, lost, order violations and offset regre
 """
 
 import argparse
-import math
 import time
 
-from checkers.calls import read_calls
+from checkers.calls import handoff_gaps, percentile, read_calls
 from drivers.orderly import Run, side_by_side
 from fixtures.harness import wait_for
 
@@ -54,33 +53,13 @@ class Rolling(Run):
         self.log(f"producer stopped after {len(sent)} messages; everything consumed {took:.0f} s later")
 
     def handoffs(self, end_ns):
-        """Seconds from the old owner's last call to the new owner's first, for each owner change
-        of a queue that happened during the restart."""
-        by_queue = {}
-        for c in read_calls(self.dir, end_ns):
-            by_queue.setdefault(c.queue, []).append(c)
-        gaps = []
-        for calls in by_queue.values():
-            calls.sort(key=lambda c: c.start)
-            owner, last_end = calls[0].proc, calls[0].end
-            for c in calls[1:]:
-                if c.proc != owner:
-                    if self.roll_began <= c.start <= self.roll_ended + 60_000_000_000:
-                        gaps.append(max(0, c.start - last_end) / 1e9)
-                    owner, last_end = c.proc, c.end
-                else:
-                    last_end = max(last_end, c.end)
-        return sorted(gaps)
+        """handoff_gaps of the owner changes during the restart (and up to 60 s after it)."""
+        return handoff_gaps(read_calls(self.dir, end_ns), self.roll_began, self.roll_ended + 60_000_000_000)
 
     def __call__(self):
         self.roll_began = self.roll_ended = 0
         super().__call__()
         self.result["handoffs"] = self.handoffs(time.monotonic_ns()) if self.roll_ended else []
-
-
-def percentile(values, p):
-    """Nearest rank."""
-    return values[max(0, math.ceil(p / 100 * len(values)) - 1)] if values else float("nan")
 
 
 def main():

@@ -19,7 +19,7 @@ import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
  * What the broker itself says about one group on one topic, sampled every 50 ms from its own
- * tables and appended to {@code <state-dir>/broker-<group>.log} (one file across restarts; times
+ * tables and appended to the file {@link BrokerMain} names (one file across restarts; times
  * are {@code System.nanoTime()}, CLOCK_MONOTONIC, comparable with the consumers'):
  * <pre>
  * UP &lt;ns&gt;                       this broker process starts serving (its tables are empty)
@@ -37,10 +37,11 @@ final class BrokerMonitor {
     private BrokerMonitor() {
     }
 
-    static void start(BrokerController broker, String group, String topic, int queues, Path dir) throws Exception {
-        BufferedWriter out = Files.newBufferedWriter(dir.resolve("broker-" + group + ".log"), StandardCharsets.UTF_8,
+    static void start(BrokerController broker, String group, String topic, int queues, Path file) throws Exception {
+        BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8,
             StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         LockTable locks = new LockTable(broker.getRebalanceLockManager());
+        String brokerName = broker.getBrokerConfig().getBrokerName();
         ClusterMain.writeLine(out, "UP " + System.nanoTime());
         Thread t = new Thread(() -> {
             String[] holders = new String[queues];
@@ -53,7 +54,7 @@ final class BrokerMonitor {
                     long now = System.nanoTime();
                     Map<MessageQueue, Object> table = locks.of(group);
                     for (int q = 0; q < queues; q++) {
-                        String holder = table == null ? null : locks.holder(table.get(new MessageQueue(topic, LocalCluster.BROKER_NAME, q)));
+                        String holder = table == null ? null : locks.holder(table.get(new MessageQueue(topic, brokerName, q)));
                         if (!Objects.equals(holder, holders[q])) {
                             ClusterMain.writeLine(out, "L " + now + " " + q + " " + (holder == null ? "-" : holder));
                             holders[q] = holder;

@@ -3,7 +3,7 @@ package io.github.rocketmqrebalance.cluster;
 import org.apache.rocketmq.remoting.netty.NettyServerConfig;
 
 /**
- * Binds a server to loopback only. The 5.x line's NettyServerConfig takes a bind address; the 4.9
+ * Binds a server to loopback only (or to {@link LocalCluster#host()} where a test names another). The 5.x line's NettyServerConfig takes a bind address; the 4.9
  * line's has none (its servers listen on every interface), so tests/e2e/java49 has a Loopback of
  * its own, and LocalCluster compiles on both.
  */
@@ -12,6 +12,6 @@ final class Loopback {
     }
 
     static void bind(NettyServerConfig server) {
-        server.setBindAddress("127.0.0.1");
+        server.setBindAddress(LocalCluster.host());
     }
 }

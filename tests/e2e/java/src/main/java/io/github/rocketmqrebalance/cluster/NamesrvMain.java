@@ -28,7 +28,7 @@ public final class NamesrvMain {
             namesrv.shutdown();
             stopped.countDown();
         }, "namesrv-shutdown"));
-        String addr = "127.0.0.1:" + namesrv.getNettyServerConfig().getListenPort();
+        String addr = LocalCluster.host() + ":" + namesrv.getNettyServerConfig().getListenPort();
         StateFile.writeAtomically(dir.resolve("namesrv.addr"), addr);
         System.out.println("NameServer ready at " + addr);
         stopped.await();

@@ -19,6 +19,7 @@ import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
  * One orderly consumer process for tests/e2e/run/orderly.sh:
@@ -30,9 +31,10 @@ import org.apache.rocketmq.common.message.MessageExt;
  * All use AVG and start new queues from the first offset.
  *
  * <p>Every listener call is written to {@code <name>.calls} twice, flushed at once: when it begins
- * ({@code B <queueId> <firstOffset> <lastOffset> <startNs>}) and when it returns
- * ({@code E <queueId> <firstOffset> <lastOffset> <startNs> <endNs> <body,body,...>}), times from
- * {@code System.nanoTime()} (CLOCK_MONOTONIC, comparable across processes). A call begun while
+ * ({@code B <queue> <firstOffset> <lastOffset> <startNs>}) and when it returns
+ * ({@code E <queue> <firstOffset> <lastOffset> <startNs> <endNs> <body,body,...>}), times from
+ * {@code System.nanoTime()} (CLOCK_MONOTONIC, comparable across processes); {@code <queue>} is
+ * the queue id on {@link LocalCluster#BROKER_NAME}, {@code <broker-name>/<queueId>} on any other. A call begun while
  * {@code <name>.slow} exists ({@code <queueId|*> <ms>}: a call on that queue, or on any) sleeps that long, and writes
  * {@code <name>.slow-started} first, so a script can kill the process inside it.
  */
@@ -59,7 +61,7 @@ public final class OrderlyConsumerMain {
             StandardOpenOption.APPEND);
         MessageListenerOrderly listener = (msgs, context) -> {
             long start = System.nanoTime();
-            String span = context.getMessageQueue().getQueueId() + " " + msgs.get(0).getQueueOffset() + " " + msgs.get(msgs.size() - 1).getQueueOffset();
+            String span = queueName(context.getMessageQueue()) + " " + msgs.get(0).getQueueOffset() + " " + msgs.get(msgs.size() - 1).getQueueOffset();
             ClusterMain.writeLine(calls, "B " + span + " " + start);
             slowIfAsked(dir, name, context.getMessageQueue().getQueueId());
             ClusterMain.writeLine(calls, "E " + span + " " + start + " " + System.nanoTime() + " " + bodies(msgs));
@@ -98,6 +100,11 @@ public final class OrderlyConsumerMain {
         }, "consumer-shutdown"));
         System.out.println(name + " started (" + kind + ")");
         stopped.await();
+    }
+
+    /** How a call's queue is written: its id alone on the single-broker cluster's broker, else with its broker's name. */
+    static String queueName(MessageQueue mq) {
+        return mq.getBrokerName().equals(LocalCluster.BROKER_NAME) ? Integer.toString(mq.getQueueId()) : mq.getBrokerName() + "/" + mq.getQueueId();
     }
 
     private static void slowIfAsked(Path dir, String name, int queueId) {

@@ -18,6 +18,7 @@ import org.apache.rocketmq.common.namesrv.NamesrvConfig;
 import org.apache.rocketmq.namesrv.NamesrvController;
 import org.apache.rocketmq.remoting.netty.NettyClientConfig;
 import org.apache.rocketmq.remoting.netty.NettyServerConfig;
+import org.apache.rocketmq.store.config.BrokerRole;
 import org.apache.rocketmq.store.config.MessageStoreConfig;
 
 /**
@@ -29,6 +30,16 @@ import org.apache.rocketmq.store.config.MessageStoreConfig;
  */
 public final class LocalCluster implements AutoCloseable {
     public static final String BROKER_NAME = "broker-a";
+
+    /**
+     * The address the servers bind to and the brokers advertise: loopback, unless the system
+     * property {@code rmq.e2e.host} names another local address. The partition test sets it: its
+     * cluster runs in a network namespace of the test's own and its consumers, each in a namespace
+     * of their own, reach the cluster through a veth pair, never through loopback.
+     */
+    public static String host() {
+        return System.getProperty("rmq.e2e.host", "127.0.0.1");
+    }
 
     private final File home;
     private final NamesrvController namesrv;
@@ -59,7 +70,7 @@ public final class LocalCluster implements AutoCloseable {
         System.setProperty("rocketmq.home.dir", home.getPath());
         Random random = new Random();
         NamesrvController namesrv = startNamesrv(freePort(random, 0));
-        String namesrvAddr = "127.0.0.1:" + namesrv.getNettyServerConfig().getListenPort();
+        String namesrvAddr = host() + ":" + namesrv.getNettyServerConfig().getListenPort();
         // The broker also listens on port - 2 (the VIP channel) and on the HA port.
         BrokerController broker;
         try {
@@ -107,10 +118,23 @@ public final class LocalCluster implements AutoCloseable {
     /** {@link #startBroker(File, String, int, int, BeforeStart)}, the broker built by {@code maker}. */
     public static BrokerController startBroker(File home, String namesrvAddr, int brokerPort, int haPort, BeforeStart beforeStart,
         BrokerMaker maker) throws Exception {
+        return startBroker(home, namesrvAddr, brokerPort, haPort, BROKER_NAME, 0, beforeStart, maker);
+    }
+
+    /**
+     * {@link #startBroker(File, String, int, int, BeforeStart, BrokerMaker)} as the broker named
+     * {@code brokerName} with id {@code brokerId}: 0 is the master, any other a slave, which finds
+     * its master's HA address through the NameServer and replicates from it (asynchronously, as
+     * RocketMQ ships it).
+     */
+    public static BrokerController startBroker(File home, String namesrvAddr, int brokerPort, int haPort, String brokerName, long brokerId,
+        BeforeStart beforeStart, BrokerMaker maker) throws Exception {
         BrokerConfig brokerConfig = new BrokerConfig();
-        brokerConfig.setBrokerName(BROKER_NAME);
+        brokerConfig.setBrokerName(brokerName);
+        brokerConfig.setBrokerId(brokerId);
         brokerConfig.setBrokerClusterName("local");
-        brokerConfig.setBrokerIP1("127.0.0.1");
+        brokerConfig.setBrokerIP1(host());
+        brokerConfig.setBrokerIP2(host());
         brokerConfig.setNamesrvAddr(namesrvAddr);
         brokerConfig.setRocketmqHome(home.getPath());
         // SQL92 subscriptions are refused by a broker without it (filtering by tag needs nothing).
@@ -128,6 +152,9 @@ public final class LocalCluster implements AutoCloseable {
         store.setMaxIndexNum(4000);
         store.setHaListenPort(haPort);
         store.setDiskMaxUsedSpaceRatio(99);
+        if (brokerId != 0) {
+            store.setBrokerRole(BrokerRole.SLAVE);
+        }
         BrokerController broker = maker.make(brokerConfig, brokerNetty, new NettyClientConfig(), store);
         if (!broker.initialize()) {
             throw new IllegalStateException("the Broker did not initialize");
@@ -205,7 +232,9 @@ public final class LocalCluster implements AutoCloseable {
             long deadline = System.currentTimeMillis() + 120_000;
             while (true) {
                 try {
-                    if (probe.fetchPublishMessageQueues(topic).size() == queues) {
+                    // Only this broker's queues: the topic may be spread over other broker names too.
+                    String name = broker.getBrokerConfig().getBrokerName();
+                    if (probe.fetchPublishMessageQueues(topic).stream().filter(q -> q.getBrokerName().equals(name)).count() == queues) {
                         return;
                     }
                 } catch (MQClientException notYet) {
