@@ -3,6 +3,7 @@ package io.github.rocketmqrebalance.consumer;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
@@ -69,8 +70,15 @@ final class BrokerWatch {
         return !fenced.contains(broker);
     }
 
-    /** One poll of {@code brokers} (the brokers of the queues held now). */
-    void poll(Collection<String> brokers) {
+    /**
+     * One poll of {@code held} (the brokers of the queues held now) and of every broker still
+     * fenced: the host asks a fenced broker for no lock, so a client whose queues of it were all
+     * given up meanwhile (a round that stood down, say) could otherwise never take one again (seen
+     * on a real cluster: two queues of a healed broker unconsumed for four minutes).
+     */
+    void poll(Collection<String> held) {
+        Set<String> brokers = new TreeSet<>(held);
+        brokers.addAll(fenced);
         known.keySet().retainAll(brokers);
         connections.keySet().retainAll(brokers);
         for (String broker : brokers) {

@@ -112,6 +112,25 @@ class BrokerWatchTest {
     }
 
     @Test
+    void aFencedBrokerIsStillPolledWhenNoHeldQueueIsOnIt() {
+        answer("a", 100L);
+        poll();
+        answers.remove("a");
+        poll();
+        assertFalse(watch.open("a"));
+        // Every queue of "a" given up meanwhile: the host no longer names it, yet asks it for no
+        // lock while it is fenced, so only the watch can lift the fence.
+        answer("a", 100L);
+        watch.poll(List.of("b"));
+        assertTrue(watch.open("a"), "heard again: its locks may be asked for");
+        assertEquals(List.of("a"), returns);
+        watch.poll(List.of("b"));
+        answers.remove("a");
+        watch.poll(List.of("b"));
+        assertTrue(watch.open("a"), "an open broker no queue is held on is not polled");
+    }
+
+    @Test
     void aRestartShorterThanAPollIsStillARestart() {
         answer("a", 100L);
         poll();
