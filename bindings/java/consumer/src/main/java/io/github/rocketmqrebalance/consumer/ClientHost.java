@@ -117,7 +117,6 @@ final class ClientHost implements RebalanceHost, OffsetCommits.Broker {
         header.setConsumerGroup(group);
         header.setTopic(mq.getTopic());
         header.setQueueId(mq.getQueueId());
-        header.setBrokerName(mq.getBrokerName());
         try {
             return client.getMQClientAPIImpl().queryConsumerOffset(brokerAddress(mq.getBrokerName()), header, BROKER_TIMEOUT_MS);
         } catch (MQBrokerException e) {
