@@ -249,14 +249,22 @@ class ClusterView:
     def __init__(self, views, default):
         self.views, self.default = views, default
 
+    def _locate(self, queue):
+        """(the view of queue's broker, queue's id there)."""
+        name, q = queue if isinstance(queue, tuple) else (self.default, queue)
+        return self.views[name], q
+
     def _split(self, call):
-        name, queue = call.queue if isinstance(call.queue, tuple) else (self.default, call.queue)
-        return self.views[name], Call(call.proc, queue, call.start, call.end, call.bodies, call.returned)
+        view, queue = self._locate(call.queue)
+        return view, Call(call.proc, queue, call.start, call.end, call.bodies, call.returned)
 
     def classify(self, calls):
-        out = defaultdict(int)
+        by_view = defaultdict(list)
         for view, call in map(self._split, calls):
-            for k, v in view.classify([call]).items():
+            by_view[id(view)].append((view, call))
+        out = defaultdict(int)
+        for pairs in by_view.values():
+            for k, v in pairs[0][0].classify([c for _, c in pairs]).items():
                 out[k] += v
         return dict(out)
 
@@ -265,8 +273,8 @@ class ClusterView:
         return view.began_with_lock(call)
 
     def holder(self, queue, t):
-        name, q = queue if isinstance(queue, tuple) else (self.default, queue)
-        return self.views[name].holder(q, t)
+        view, q = self._locate(queue)
+        return view.holder(q, t)
 
     def offset_figures(self):
         out = defaultdict(int)

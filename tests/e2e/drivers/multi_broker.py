@@ -88,14 +88,17 @@ class Run(group.OrderlyGroup):
         faults = read_faults(self.args.state)
         return ClusterView({n: BrokerView(self.args.state / f"broker-{self.group}@{n}.log", faults, n) for n in NAMES}, NAMES[0])
 
-    def every_queue_since(self, ns):
-        calls = self.calls()
-        return all(any(c.returned and c.start > ns and c.queue == q for c in calls) for q in self.queues)
+    def first_calls_since(self, ns):
+        """{queue: the start of its first call begun after ns that returned}, for the queues that have one."""
+        first = {}
+        for c in self.calls():
+            if c.returned and c.start > ns and c.queue in self.queues:
+                first[c.queue] = min(first.get(c.queue, c.start), c.start)
+        return first
 
     def wait_every_queue_since(self, ns, what, record=True):
-        wait_for(f"{self.name}: every queue consumed after {what}", lambda: self.every_queue_since(ns), 240, self.procs)
-        calls = self.calls()
-        took = max(min(c.start for c in calls if c.returned and c.start > ns and c.queue == q) for q in self.queues) / 1e9 - ns / 1e9
+        wait_for(f"{self.name}: every queue consumed after {what}", lambda: len(self.first_calls_since(ns)) == len(self.queues), 240, self.procs)
+        took = (max(self.first_calls_since(ns).values()) - ns) / 1e9
         if record:
             self.resumed.append(took)
         self.log(f"every queue consumed again {took:.1f} s after {what}")

@@ -65,17 +65,21 @@ public final class BrokerMain {
             }
         }
         String suffix = named ? "-" + name + "-" + id : "";
-        Path ready = dir.resolve(named ? "broker" + suffix + ".ready" : "broker.ready");
+        Path ready = dir.resolve("broker" + suffix + ".ready");
         java.nio.file.Files.deleteIfExists(ready);
         File home = dir.resolve("broker-home" + suffix).toFile();
         home.mkdirs();
         System.setProperty("rocketmq.home.dir", home.getPath());
-        boolean master = id == 0;
+        if (id != 0) {
+            // A slave takes its topics and offsets from its master, and the lock table is the master's.
+            monitors.clear();
+            queues.clear();
+        }
         String monitorSuffix = named ? "@" + name : "";
         // The monitors start before the broker serves: a lock taken in its first moments is seen.
         BrokerController broker = LocalCluster.startBroker(home, args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), name, id,
             initialized -> {
-                for (String[] groupTopic : master ? monitors : new ArrayList<String[]>()) {
+                for (String[] groupTopic : monitors) {
                     Path file = dir.resolve("broker-" + groupTopic[0] + monitorSuffix + ".log");
                     BrokerMonitor.start(initialized, groupTopic[0], groupTopic[1], queues.get(groupTopic[1]), file);
                 }
@@ -85,7 +89,7 @@ public final class BrokerMain {
             broker.shutdown();
             stopped.countDown();
         }, "broker-shutdown"));
-        for (Map.Entry<String, Integer> topic : master ? queues.entrySet() : new LinkedHashMap<String, Integer>().entrySet()) {
+        for (Map.Entry<String, Integer> topic : queues.entrySet()) {
             LocalCluster.createTopic(broker, args[1], topic.getKey(), topic.getValue());
         }
         StateFile.writeAtomically(ready, Long.toString(System.nanoTime()));
