@@ -106,6 +106,11 @@ def percentile(values, p):
     return values[max(0, math.ceil(p / 100 * len(values)) - 1)] if values else float("nan")
 
 
+def _proc(client_id):
+    """The process a client id names (ids are `<address>@<name>`)."""
+    return client_id.split("@")[1]
+
+
 def consumed(calls):
     return {body for c in calls if c.returned for body in c.bodies}
 
@@ -166,18 +171,30 @@ class BrokerView:
     broker was down (killed as `name` in faults.log)."""
 
     def __init__(self, path, faults, name="broker"):
-        self.ups, self.locks, self.offsets, self.members = [], defaultdict(list), defaultdict(list), []
+        self.ups, self.offsets, self.members = [], defaultdict(list), []
+        sampled, events = defaultdict(list), defaultdict(list)
         for line in Path(path).read_text().splitlines() if Path(path).exists() else []:
             parts = line.split()
             ns = int(parts[1])
             if parts[0] == "UP":
                 self.ups.append(ns)
             elif parts[0] == "L":
-                self.locks[int(parts[2])].append((ns, None if parts[3] == "-" else parts[3].split("@")[1]))
+                sampled[int(parts[2])].append((ns, None if parts[3] == "-" else _proc(parts[3])))
+            elif parts[0] in ("G", "R"):
+                events[int(parts[2])].append((ns, _proc(parts[3]) if parts[0] == "G" else None))
             elif parts[0] == "O":
                 self.offsets[int(parts[2])].append((ns, int(parts[3])))
             elif parts[0] == "M":
                 self.members.append((ns, parts[2]))
+        # With grants and unlocks recorded as they happened, the samples add only what has no moment
+        # of its own, an expiry; near such a sample a call is reported apart (the sample may be up to
+        # a period late). A file of samples alone (an older monitor) is judged as before: near any
+        # sampled change.
+        self.locks, self.changes = defaultdict(list), defaultdict(list)
+        for queue in set(sampled) | set(events):
+            kept = [(ns, who) for ns, who in sampled[queue] if who is None] if events[queue] else sampled[queue]
+            self.locks[queue] = sorted(events[queue] + kept, key=lambda e: e[0])
+            self.changes[queue] = [ns for ns, _ in kept]
         kills = [ns for kind, who, ns in faults if kind == "KILL" and who == name]
         self.down = [(k, min((u for u in self.ups if u > k), default=float("inf"))) for k in kills]
 
@@ -193,7 +210,7 @@ class BrokerView:
         return holder
 
     def near_change(self, queue, t, slack=2 * SAMPLE_NS):
-        return any(abs(ns - t) <= slack for ns, _ in self.locks[queue]) or any(abs(u - t) <= slack for u in self.ups)
+        return any(abs(ns - t) <= slack for ns in self.changes[queue]) or any(abs(u - t) <= slack for u in self.ups)
 
     def broker_down(self, t):
         return any(k <= t < u for k, u in self.down)
@@ -201,7 +218,8 @@ class BrokerView:
     def classify(self, calls):
         """How each call's beginning stood against the broker's lock table:
         without_lock   the table named another client or none: must be 0 for the engine
-        near_change    within two sampling periods of a change of that queue's lock (or a restart): reported apart
+        near_change    within two sampling periods of a sampled change of that queue's lock (an
+                       expiry, or any change in a file without events) or of a restart: reported apart
         broker_down    begun while the broker was down (nobody could take the queue then)
         outlived      begun with the lock, which another client (or nobody) held by its end
                       (a call that outlived its lock: reported, no client can prevent it)"""

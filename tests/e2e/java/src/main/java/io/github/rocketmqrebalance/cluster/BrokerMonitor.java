@@ -18,12 +18,15 @@ import org.apache.rocketmq.broker.client.rebalance.RebalanceLockManager;
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
- * What the broker itself says about one group on one topic, sampled every 50 ms from its own
- * tables and appended to the file {@link BrokerMain} names (one file across restarts; times
- * are {@code System.nanoTime()}, CLOCK_MONOTONIC, comparable with the consumers'):
+ * What the broker itself says about one group on one topic, appended to the file {@link BrokerMain}
+ * names (one file across restarts; times are {@code System.nanoTime()}, CLOCK_MONOTONIC, comparable
+ * with the consumers'). Lock grants and unlocks as they happen ({@link RecordingLockManager}), the
+ * rest sampled every 50 ms from the broker's own tables:
  * <pre>
  * UP &lt;ns&gt;                       this broker process starts serving (its tables are empty)
- * L &lt;ns&gt; &lt;queueId&gt; &lt;clientId|-&gt;  the orderly lock's holder changed (- : none, or expired)
+ * G &lt;ns&gt; &lt;queueId&gt; &lt;clientId&gt;    the broker granted the client the queue's lock (taken or renewed)
+ * R &lt;ns&gt; &lt;queueId&gt; &lt;clientId&gt;    an unlock by the client removed its lock
+ * L &lt;ns&gt; &lt;queueId&gt; &lt;clientId|-&gt;  sampled: the lock's holder changed (- : none, or expired)
  * M &lt;ns&gt; &lt;id,id,...|-&gt;        the group's members, as the broker lists them, changed
  * O &lt;ns&gt; &lt;queueId&gt; &lt;offset&gt;     the committed offset changed
  * H &lt;ns&gt;                        every second: the monitor was alive until here
@@ -40,9 +43,27 @@ final class BrokerMonitor {
     static void start(BrokerController broker, String group, String topic, int queues, Path file) throws Exception {
         BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8,
             StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        LockTable locks = new LockTable(broker.getRebalanceLockManager());
+        RecordingLockManager manager = RecordingLockManager.of(broker);
+        LockTable locks = new LockTable(manager);
         String brokerName = broker.getBrokerConfig().getBrokerName();
         ClusterMain.writeLine(out, "UP " + System.nanoTime());
+        manager.listen(group, new RecordingLockManager.Listener() {
+            @Override
+            public void granted(MessageQueue mq, String clientId, long ns) {
+                write("G", mq, clientId, ns);
+            }
+
+            @Override
+            public void released(MessageQueue mq, String clientId, long ns) {
+                write("R", mq, clientId, ns);
+            }
+
+            private void write(String kind, MessageQueue mq, String clientId, long ns) {
+                if (mq.getTopic().equals(topic) && mq.getBrokerName().equals(brokerName)) {
+                    ClusterMain.writeLine(out, kind + " " + ns + " " + mq.getQueueId() + " " + clientId);
+                }
+            }
+        });
         Thread t = new Thread(() -> {
             String[] holders = new String[queues];
             long[] offsets = new long[queues];
