@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nft (Debian's nftables) for the partition test (tests/e2e/run/partitions.sh), installed when it
+# nft (Debian's nftables) for the partition tests (tests/e2e/run/multi-broker.sh, stale-request.sh), installed when it
 # is missing. The test only ever runs it inside network namespaces it makes; installing it adds no
 # rule to the machine.
 set -euo pipefail

@@ -115,6 +115,20 @@ run_java_driver() {
   run_driver "$name" "$state" 15 e2e_python "$driver" --java-cp "$(cat "$RMQ_E2E_BUILD/java.cp")" --state "$state" "$@"
 }
 
+# A driver that partitions its processes (fixtures/netns.py): run in a network namespace made here
+# (unshare -n), so that every rule, interface and packet of the test stays out of the machine's
+# own. $1 names it in messages, $2 prefixes its state folder, $3 is the driver
+# (tests/e2e/drivers/$3.py). Needs root and nftables, installed from Debian when missing.
+run_netns_driver() {
+  local name=$1 prefix=$2 driver=$3
+  scripts/lib/install-nftables.sh
+  e2e_build java
+  local state
+  state=$(mktemp -d "${TMPDIR:-/tmp}/$prefix.XXXXXX")
+  run_driver "$name" "$state" 15 unshare -n -- env PYTHONPATH="$PWD/tests/e2e" python3 -m "drivers.$driver" \
+    --java-cp "$(cat "$RMQ_E2E_BUILD/java.cp")" --state "$state"
+}
+
 # A driver whose processes are Go and Java test consumers (those built on fixtures/push_group.py):
 # $1 names it in messages, $2 is the driver (tests/e2e/drivers/$2.py), $3 prefixes its state
 # folder; the rest of the arguments go to the driver too.

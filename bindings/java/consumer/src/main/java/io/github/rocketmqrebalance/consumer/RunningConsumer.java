@@ -111,6 +111,8 @@ final class RunningConsumer {
         this.settings = settings;
         this.consumed = new ArrayList<>(subscriptions.keySet());
         this.client = MQClientManager.getInstance().getOrCreateMQClientInstance(puller);
+        // A lock or unlock that timed out during a partition must not land after the heal.
+        AbortiveClose.install(client);
         // Every request names the group and topics as the broker knows them (namespaced, if so).
         this.group = settings.wireGroup();
         this.offsets = new RemoteBrokerOffsetStore(client, group);
