@@ -16,6 +16,7 @@ from pathlib import Path
 from fixtures.harness import read_faults
 
 SAMPLE_NS = 50_000_000  # BrokerMonitor's sampling period
+CLASSES = ("without_lock", "near_change", "broker_down", "outlived")  # BrokerView.classify's counts
 
 
 @dataclass
@@ -122,8 +123,11 @@ def _seq(body):
 
 def order_figures(calls):
     """What the calls say about order, as a dict:
-    process_violations  a key's message consumed by a process after a later one of the same key it
-                        had already consumed (a replay from an offset behind its own)
+    process_violations  a key's message consumed by a process from a queue after a later one of the
+                        same key it had already consumed from that queue (a replay from an offset
+                        behind its own). Per queue: a producer that picks a key's queue by the
+                        queue count sends it elsewhere while a master is down, and orderly
+                        consumption promises order within a queue, not across two
     backward_replays    a message consumed after a later one of its key had been consumed by anyone
                         (redelivery: expected after a kill, the price of at-least-once)
     inversions          a message whose first consumption ended after a later message of its key had
@@ -137,9 +141,9 @@ def order_figures(calls):
                 continue
             for body in c.bodies:
                 key, seq = _seq(body)
-                if seq < highest.get(key, -1):
+                if seq < highest.get((key, c.queue), -1):
                     violations += 1
-                highest[key] = max(highest.get(key, -1), seq)
+                highest[(key, c.queue)] = max(highest.get((key, c.queue), -1), seq)
     first_end = defaultdict(dict)
     backward = deliveries = 0
     highest = {}
@@ -223,7 +227,7 @@ class BrokerView:
         broker_down    begun while the broker was down (nobody could take the queue then)
         outlived      begun with the lock, which another client (or nobody) held by its end
                       (a call that outlived its lock: reported, no client can prevent it)"""
-        out = {"without_lock": 0, "near_change": 0, "broker_down": 0, "outlived": 0}
+        out = dict.fromkeys(CLASSES, 0)
         for c in calls:
             if self.broker_down(c.start):
                 out["broker_down"] += 1
@@ -280,7 +284,7 @@ class ClusterView:
         by_view = defaultdict(list)
         for view, call in map(self._split, calls):
             by_view[id(view)].append((view, call))
-        out = defaultdict(int)
+        out = dict.fromkeys(CLASSES, 0)
         for pairs in by_view.values():
             for k, v in pairs[0][0].classify([c for _, c in pairs]).items():
                 out[k] += v

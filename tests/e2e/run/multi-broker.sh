@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Network partitions on a cluster of two broker names, each a master and a slave (five server
 # processes, addresses and ports chosen at run time): one consumer cut from one broker both ways
-# past the lock expiry, one way (answers lost; requests lost), from the NameServer only; the engine
+# past the lock expiry, one way (answers lost; requests lost), from the NameServer only; a master's
+# kill past the expiry, a rolling restart and a master's restart during a second one; the engine
 # and the stock consumer side by side, judged against both masters' lock tables
 # (tests/e2e/drivers/multi_broker.py says what must hold). The driver runs in a network namespace made
 # here (unshare -n) and each consumer in one of its own; the rules live in those namespaces and go
