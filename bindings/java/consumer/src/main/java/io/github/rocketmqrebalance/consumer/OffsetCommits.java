@@ -5,9 +5,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -37,6 +39,8 @@ final class OffsetCommits {
         long brokerOffset(MessageQueue mq) throws Exception;
 
         void persistOffset(MessageQueue mq) throws Exception;
+
+        void unlock(String broker, List<MessageQueue> queues) throws Exception;
     }
 
     private final Rebalancer rebalancer;
@@ -45,12 +49,20 @@ final class OffsetCommits {
     private final LongSupplier clock;
     /** The offset last committed per queue. */
     private final Map<MessageQueue, Long> committed = new ConcurrentHashMap<>();
+    /**
+     * The last commit of each queue the engine let go while the broker watch fenced its broker (a
+     * lock that lapsed in the silence): if the silence was a restart, the new broker may have lost
+     * that commit, and nobody can have consumed the queue since (nobody could lock it).
+     */
+    private final Map<MessageQueue, Long> releasedWhileFenced = new ConcurrentHashMap<>();
+    private final Predicate<String> brokerOpen;
 
-    OffsetCommits(Rebalancer rebalancer, Broker host, OffsetStore offsets, LongSupplier clock) {
+    OffsetCommits(Rebalancer rebalancer, Broker host, OffsetStore offsets, LongSupplier clock, Predicate<String> brokerOpen) {
         this.rebalancer = rebalancer;
         this.host = host;
         this.offsets = offsets;
         this.clock = clock;
+        this.brokerOpen = brokerOpen;
     }
 
     /**
@@ -61,7 +73,13 @@ final class OffsetCommits {
     void commitMoved() {
         long now = clock.getAsLong();
         Map<MessageQueue, QueueState> held = rebalancer.held();
+        committed.forEach((mq, offset) -> {
+            if (!held.containsKey(mq) && !brokerOpen.test(mq.getBrokerName())) {
+                releasedWhileFenced.put(mq, offset);
+            }
+        });
         committed.keySet().retainAll(held.keySet());
+        releasedWhileFenced.keySet().removeAll(held.keySet());
         held.forEach((mq, state) -> {
             Long last = committed.get(mq);
             if (state.dropped || !rebalancer.isConsumable(mq, state.generation, now)) {
@@ -90,7 +108,61 @@ final class OffsetCommits {
                 wasLocked.add(mq);
             }
         });
-        return relockThenCommit(broker, wasLocked, host, this::listenerOffset, committed::put);
+        Set<MessageQueue> granted = relockThenCommit(broker, wasLocked, host, this::listenerOffset, committed::put);
+        recommitReleased(broker);
+        return granted;
+    }
+
+    /**
+     * The same for the queues this client let go while the broker was silent, which the broker
+     * down past the lock's lease makes every queue of it: their last commits go in again where the
+     * new broker has less, under a lock taken for the purpose and given back at once (the engine
+     * holds none of them; its next round takes what is its own). Without it, the next owner
+     * consumed again what the killed broker had not flushed (a master down 65 s lost 12 offsets of
+     * one queue on a real cluster). Failures are not retried: the queue is consumed again from the
+     * broker's offset, at least once, as before.
+     */
+    private void recommitReleased(String broker) {
+        Map<MessageQueue, Long> remembered = new TreeMap<>();
+        releasedWhileFenced.forEach((mq, offset) -> {
+            if (mq.getBrokerName().equals(broker)) {
+                remembered.put(mq, offset);
+            }
+        });
+        releasedWhileFenced.keySet().removeAll(remembered.keySet());
+        Set<MessageQueue> regained = recommitReleased(broker, remembered, host, (mq, offset) -> offsets.updateOffset(mq, offset, false), offsets::removeOffset);
+        if (!remembered.isEmpty()) {
+            LOG.info("broker " + broker + " restarted: " + regained.size() + " of " + remembered.size() + " queues let go in its silence locked to commit again");
+        }
+    }
+
+    /**
+     * {@link #relockThenCommit} for queues the engine does not hold: their last commits
+     * ({@code remembered}) put in the offset store (which commits what it holds in memory) for the
+     * commit only, and the locks given back at once. Returns the queues the new broker granted.
+     */
+    static Set<MessageQueue> recommitReleased(String broker, Map<MessageQueue, Long> remembered, Broker host, Committed putInStore,
+        java.util.function.Consumer<MessageQueue> removeFromStore) {
+        if (remembered.isEmpty()) {
+            return new TreeSet<>();
+        }
+        remembered.forEach(putInStore::put);
+        Set<MessageQueue> regained = relockThenCommit(broker, new ArrayList<>(remembered.keySet()), host, remembered::get, (mq, offset) -> {
+        });
+        remembered.keySet().forEach(removeFromStore);
+        if (!regained.isEmpty()) {
+            try {
+                host.unlock(broker, new ArrayList<>(regained));
+            } catch (Exception e) {
+                LOG.log(Level.WARNING, "giving back the locks taken to commit again on " + broker + " failed; the broker's expiry frees them", e);
+            }
+        }
+        return regained;
+    }
+
+    /** The broker answered again with the same start time: it kept its offsets, nothing is committed again. */
+    void brokerKeptItsState(String broker) {
+        releasedWhileFenced.keySet().removeIf(mq -> mq.getBrokerName().equals(broker));
     }
 
     /** Where {@link #relockThenCommit} reports a commit that landed. */

@@ -141,7 +141,7 @@ final class RunningConsumer {
             new DeadLetters(client, group), statistics, new ConsumeHooks(hooks, group, settings.namespace, puller.getAccessChannel()),
             QueuePuller.over(client, group, subscriptions, puller.getBrokerSuspendMaxTimeMillis(), puller.getConsumerTimeoutMillisWhenSuspend()));
         this.host = new ClientHost(client, group, offsets, calls, consumeLocks, delay -> schedule(this::round, delay), watch::open);
-        this.commits = new OffsetCommits(rebalancer, host, offsets, SafeOrderlyConsumer::nowMs);
+        this.commits = new OffsetCommits(rebalancer, host, offsets, SafeOrderlyConsumer::nowMs, watch::open);
         this.watchThread = settings.brokerWatchIntervalMs > 0
             ? Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "SafeOrderlyConsumer-broker-watch-" + group))
             : null;
@@ -269,6 +269,7 @@ final class RunningConsumer {
      */
     private void brokerReturned(String broker) {
         LOG.info("broker " + broker + " answers again: its locks are renewed now");
+        schedule(() -> commits.brokerKeptItsState(broker), 0);
         schedule(this::renewLocks, 0);
         schedule(this::round, 0);
     }

@@ -24,7 +24,7 @@ class OffsetCommitsTest {
     private static final MessageQueue Q2 = new MessageQueue("T", "broker-a", 2);
 
     /** The new broker: grants {@link #grant}, refuses the rest; commits fail for {@link #failing}. */
-    private static final class NewBroker implements OffsetCommits.Broker {
+    private final class NewBroker implements OffsetCommits.Broker {
         final List<String> calls = new ArrayList<>();
         Set<MessageQueue> grant = Set.of();
         Set<MessageQueue> failing = Set.of();
@@ -48,12 +48,20 @@ class OffsetCommitsTest {
 
         @Override
         public void persistOffset(MessageQueue mq) throws Exception {
-            calls.add("commit " + mq.getQueueId());
+            calls.add("commit " + mq.getQueueId() + (store.containsKey(mq) ? " at " + store.get(mq) : ""));
             if (failing.contains(mq)) {
                 throw new java.io.IOException("commit refused");
             }
         }
+
+        @Override
+        public void unlock(String broker, List<MessageQueue> queues) {
+            calls.add("unlock " + broker + " " + queues.size());
+        }
     }
+
+    /** The offset store's memory, for the queues the engine no longer holds. */
+    private final Map<MessageQueue, Long> store = new TreeMap<>();
 
     private final NewBroker broker = new NewBroker();
     private final Map<MessageQueue, Long> committed = new TreeMap<>();
@@ -115,6 +123,27 @@ class OffsetCommitsTest {
         broker.offsets = Map.of(Q1, 50L);
         run(List.of(Q1));
         assertEquals(Map.of(), committed);
+    }
+
+    @Test
+    void queuesLetGoInTheSilenceAreCommittedAgainUnderALockGivenBackAtOnce() {
+        // Both queues' locks lapsed while the broker was silent; it restarted with 45 for Q0 (it
+        // had flushed past this client's 40: somebody's later commit) and 47 for Q1 (its last
+        // flush, older than this client's 50). Q2 was refused: another client has it now.
+        broker.grant = Set.of(Q0, Q1);
+        broker.offsets = Map.of(Q0, 45L, Q1, 47L);
+        Set<MessageQueue> regained = OffsetCommits.recommitReleased("broker-a", new TreeMap<>(Map.of(Q0, 40L, Q1, 50L, Q2, 60L)), broker, store::put,
+            store::remove);
+        assertEquals(Set.of(Q0, Q1), regained);
+        assertEquals(List.of("lock broker-a 3", "commit 1 at 50", "unlock broker-a 2"), broker.calls,
+            "the lock before the commit, only ahead of the broker, and every lock taken given back");
+        assertEquals(Map.of(), store, "the offsets were in the store for the commit only");
+    }
+
+    @Test
+    void nothingLetGoAsksNothing() {
+        assertEquals(Set.of(), OffsetCommits.recommitReleased("broker-a", Map.of(), broker, store::put, store::remove));
+        assertEquals(List.of(), broker.calls);
     }
 
     @Test
