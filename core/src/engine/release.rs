@@ -170,10 +170,19 @@ impl Rebalancer {
         }
         if lost {
             // Regained after it lapsed (fix 13): the old state's position may be stale, so it
-            // commits nothing; the lock is ours, and no call runs, so give it back.
-            self.unlock_or_warn(queue, host, report);
+            // commits nothing; the lock is ours, and no call runs, so give it back. As in fix 10,
+            // forgetting the state before the unlock went through would leave the lock to keep
+            // the queue's next owner out for the broker's expiry: a failed unlock waits a round.
+            let unlocked = host.unlock(&queue.broker_name, std::slice::from_ref(queue));
             host.release_consume_lock(queue, generation);
-            return self.forget_lost(queue, released, host, report);
+            return match unlocked {
+                Ok(()) => self.forget_lost(queue, released, host, report),
+                Err(e) if give_up => {
+                    report.warnings.push(Warning::CallbackFailed(format!("unlock {queue}: {e}")));
+                    self.forget_lost(queue, released, host, report)
+                }
+                Err(e) => self.defer(queue, DeferReason::UnlockFailed(e.0), now_ms, report),
+            };
         }
         if let Err(e) = host.persist_offset(queue) {
             if give_up {

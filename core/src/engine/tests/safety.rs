@@ -142,6 +142,31 @@ fn a_regained_lock_starts_a_new_generation_from_the_committed_offset() {
     }
 }
 
+// Simulator seed 796552040 (host-faults): a lock regained by `lock_queue` after it lapsed, for
+// a queue that is no longer ours, was forgotten when its unlock failed; the broker kept the lock
+// for its expiry and the queue's new owner waited 60 s.
+#[test]
+fn a_regained_lock_whose_unlock_fails_is_kept_until_the_unlock_goes_through() {
+    let (mut r, mut host, qs) = orderly(Semantics::Safe, 1);
+    // Cut off from the broker for longer than its lock expiry, then the lock is granted again.
+    host.lock_error = true;
+    r.lock_all(20_000, &mut host).unwrap();
+    r.lock_all(40_000, &mut host).unwrap();
+    host.lock_error = false;
+    assert_eq!(r.lock_queue(&qs[0], 61_000, &mut host).unwrap().lost, [qs[0].clone()]);
+    host.unlock_error = true;
+    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 62_000, &mut host).unwrap();
+    assert!(report.released.is_empty());
+    assert!(matches!(&report.deferred[0].reason, DeferReason::UnlockFailed(_)));
+    assert!(r.state(&qs[0]).is_some_and(|s| s.dropped), "kept, dropped, to unlock again");
+    host.unlock_error = false;
+    host.log.clear();
+    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 63_000, &mut host).unwrap();
+    assert!(report.released[0].lock_lost && host.calls("persist").is_empty());
+    assert_eq!(host.calls("unlock"), ["unlock b b:0"]);
+    assert!(r.state(&qs[0]).is_none());
+}
+
 #[test]
 fn a_renewal_after_the_broker_expiry_counts_as_lost_and_keeps_the_lock_while_the_old_call_runs() {
     let (mut r, mut host, qs) = orderly(Semantics::Safe, 1);
@@ -149,7 +174,7 @@ fn a_renewal_after_the_broker_expiry_counts_as_lost_and_keeps_the_lock_while_the
     let lock = r.lock_all(61_000, &mut host).unwrap();
     assert_eq!(lock.lost, [qs[0].clone()], "granted, but 61 s after the last renewal");
     assert_eq!(host.calls("schedule"), ["schedule +1000ms"]);
-    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c1"])), 62_000, &mut host).unwrap();
+    let report = r.rebalance_topic("T", Some(&qs), Some(&ids(&["c0", "c1"])), 62_000, &mut host).unwrap();
     assert_eq!(report.deferred[0].reason, DeferReason::ConsumeInProgress, "the old state's call still runs");
     assert_eq!(r.lock_all(80_000, &mut host).unwrap().renewed, [qs[0].clone()], "so the lock stays ours");
     host.consuming.clear();
