@@ -40,9 +40,8 @@ public final class TraceRecords {
         DefaultLitePullConsumer reader = new DefaultLitePullConsumer("GID_TRACE_READER", signing);
         reader.setNamesrvAddr(cluster.namesrvAddr());
         reader.setInstanceName("trace-reader-" + System.nanoTime());
-        // With seekToBegin alone, one CI run read only the records of the last trace message, as
-        // if the assigned queue's first pull, begun from the last offset (the default for a group
-        // with none), had outlived the seek. Starting from the first offset needs no seek.
+        // The topic is read from its start whether or not the seek below wins against the first
+        // pull (a group with no offset would otherwise start from the last one).
         reader.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         reader.start();
         try {
