@@ -33,17 +33,17 @@ esac
 out="$(realpath -m "$out")"
 scripts/lib/check-versions.sh > /dev/null
 
+# Each step's wall time, printed as it ends (docs/install.md reports them per target).
+mark=$SECONDS
+took() { echo "   $1: $((SECONDS - mark)) s"; mark=$SECONDS; }
 aarch64_tools=()
 [[ " ${arches[*]} " == *" aarch64 "* ]] && aarch64_tools=(--aarch64)
 PATH="$(scripts/release/tools.sh "${aarch64_tools[@]}"):$PATH"
 export PATH
 
+took "tools"
 rm -rf "$out"
 mkdir -p "$out"
-# Each step's wall time, printed as it ends (docs/install.md reports them per target).
-mark=$SECONDS
-took() { echo "   $1: $((SECONDS - mark)) s"; mark=$SECONDS; }
-took "tools"
 built=()
 for arch in "${arches[@]}"; do
   echo "== $arch: the C library, the CLI and the JNI library (glibc 2.17)"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The wheel of one architecture: abi3 (one wheel for CPython 3.9 and later), linked by zig against
 # glibc 2.17 (maturin --zig with the manylinux2014 policy), stripped. Prints the wheel's path.
+# Built in scripts/release/native.sh's target folder and profile (release-jar: optimised, no debug
+# info, stripped), so that the dependencies the native build compiled are not compiled again.
 # Usage: scripts/release/python.sh x86_64|aarch64 OUT_DIR  (PATH from scripts/release/tools.sh)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -10,6 +12,6 @@ out="$(realpath -m "${2:?usage: scripts/release/python.sh x86_64|aarch64 OUT_DIR
 [[ $arch == aarch64 ]] && export PATH="$PWD/target/release-tools/debian-rust/bin:$PATH"
 mkdir -p "$out"
 before=$(ls "$out")
-maturin build --locked --release --strip --zig --compatibility manylinux2014 --target "$arch-unknown-linux-gnu" \
+maturin build --locked --profile release-jar --strip --zig --compatibility manylinux2014 --target "$arch-unknown-linux-gnu" \
   -m bindings/python/Cargo.toml -o "$out" --target-dir "target/release-build/$arch" >&2
 comm -13 <(echo "$before") <(ls "$out") | sed "s|^|$out/|"

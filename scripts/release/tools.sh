@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The release build's tools, pinned, installed under target/release-tools (nothing system-wide for
-# x86_64): zig (PyPI's ziglang) as the linker that targets glibc 2.17, cargo-zigbuild (crates.io)
-# to hand it to cargo, maturin for the wheels, auditwheel and abi3audit to check them.
+# x86_64): zig (PyPI's ziglang) as the linker that targets glibc 2.17, cargo-zigbuild to hand it
+# to cargo, maturin for the wheels, auditwheel and abi3audit to check them. All five are PyPI
+# wheels in one virtualenv: cargo-zigbuild's prebuilt one saves the 2-3 minutes on 2 cores that
+# compiling it from crates.io took on every fresh machine.
 # With --aarch64 also Debian's packages for the arm64 build (apt, as root): the arm64 standard
 # library of Debian's rustc-web toolchain, binutils for arm64 and qemu-user to run what was built.
 # Prints the PATH entries to use. Usage: scripts/release/tools.sh [--aarch64]
@@ -14,14 +16,13 @@ MATURIN=1.16.0
 AUDITWHEEL=6.8.2
 ABI3AUDIT=0.0.26
 
-if [[ ! -x $tools/venv/bin/maturin || ! -f $tools/venv/.pins-$ZIGLANG-$MATURIN-$AUDITWHEEL-$ABI3AUDIT ]]; then
+pins=$ZIGLANG-$CARGO_ZIGBUILD-$MATURIN-$AUDITWHEEL-$ABI3AUDIT
+if [[ ! -x $tools/venv/bin/cargo-zigbuild || ! -f $tools/venv/.pins-$pins ]]; then
   rm -rf "$tools/venv"
   python3 -m venv "$tools/venv"
-  "$tools/venv/bin/pip" install -q "ziglang==$ZIGLANG" "maturin==$MATURIN" "auditwheel==$AUDITWHEEL" "abi3audit==$ABI3AUDIT" >&2
-  touch "$tools/venv/.pins-$ZIGLANG-$MATURIN-$AUDITWHEEL-$ABI3AUDIT"
-fi
-if [[ "$("$tools/cargo/bin/cargo-zigbuild" --version 2>/dev/null)" != "cargo-zigbuild $CARGO_ZIGBUILD" ]]; then
-  cargo install -q --locked --version "$CARGO_ZIGBUILD" cargo-zigbuild --root "$tools/cargo" >&2
+  "$tools/venv/bin/pip" install -q --only-binary=ziglang,cargo-zigbuild,maturin "ziglang==$ZIGLANG" "cargo-zigbuild==$CARGO_ZIGBUILD" \
+    "maturin==$MATURIN" "auditwheel==$AUDITWHEEL" "abi3audit==$ABI3AUDIT" >&2
+  touch "$tools/venv/.pins-$pins"
 fi
 
 if [[ ${1:-} == --aarch64 ]]; then
@@ -37,4 +38,4 @@ if [[ ${1:-} == --aarch64 ]]; then
   ln -sf /usr/bin/cargo "$tools/debian-rust/bin/cargo"
   ln -sf /usr/bin/rustc "$tools/debian-rust/bin/rustc"
 fi
-echo "$PWD/$tools/venv/bin:$PWD/$tools/cargo/bin"
+echo "$PWD/$tools/venv/bin"
