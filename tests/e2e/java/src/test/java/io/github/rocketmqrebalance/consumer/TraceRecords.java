@@ -31,6 +31,12 @@ public final class TraceRecords {
      * null for none) until every group's records cover every message, or 120 s.
      */
     public static Map<String, Map<TraceType, Set<String>>> read(LocalCluster cluster, RPCHook signing, Set<String> sent, String... groups) throws Exception {
+        return read(cluster, signing, sent, 120_000, groups);
+    }
+
+    /** {@link #read(LocalCluster, RPCHook, Set, String...)}, giving up after {@code patienceMs}. */
+    public static Map<String, Map<TraceType, Set<String>>> read(LocalCluster cluster, RPCHook signing, Set<String> sent, long patienceMs, String... groups)
+        throws Exception {
         Map<String, Map<TraceType, Set<String>>> found = new TreeMap<>();
         for (String g : groups) {
             found.put(g, new TreeMap<>());
@@ -50,7 +56,7 @@ public final class TraceRecords {
             for (MessageQueue mq : queues) {
                 reader.seekToBegin(mq);
             }
-            long deadline = System.currentTimeMillis() + 120_000;
+            long deadline = System.currentTimeMillis() + patienceMs;
             while (!complete(found, sent) && System.currentTimeMillis() < deadline) {
                 for (MessageExt record : reader.poll(1_000)) {
                     for (TraceContext t : TraceDataEncoder.decoderFromTraceDataString(new String(record.getBody(), StandardCharsets.UTF_8))) {
@@ -72,7 +78,8 @@ public final class TraceRecords {
         return found;
     }
 
-    private static boolean complete(Map<String, Map<TraceType, Set<String>>> found, Set<String> sent) {
+    /** Whether every group has both records of every message of {@code sent}. */
+    public static boolean complete(Map<String, Map<TraceType, Set<String>>> found, Set<String> sent) {
         return found.values().stream().allMatch(byType -> byType.values().stream().allMatch(ids -> ids.equals(sent)));
     }
 }
