@@ -5,7 +5,8 @@
 # retries, dead letters and subscriptions at the broker (SafeOrderlyConsumerTest), its tag and
 # SQL92 filters (SafeOrderlyFiltersTest), its start from a timestamp (SafeOrderlyStartTest), its
 # lock renewal through a NameServer that never answers (SafeOrderlyNameServerOutageTest),
-# and the patience helper the process mains share (PatienceTest). Fails on a failed test or on any JNI warning. About 3 minutes.
+# and the patience helper the process mains share (PatienceTest). Fails on a failed test or on any JNI warning.
+# About 4.5 minutes: the classes run in two JVMs side by side (tests/e2e/java/pom.xml).
 # Called by scripts/stages/e2e.sh (the test command); runs alone too.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
