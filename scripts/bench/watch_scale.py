@@ -62,7 +62,10 @@ def run(standin, rmq, groups):
         text=True,
     )
     namesrv = cluster.stdout.readline().split()[1]
-    watch = subprocess.Popen([rmq, "watch", "--namesrv", namesrv, "--interval", "1s", "--listen", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
+    # Rounds back to back, each waiting for every group's read (the budget far above any round):
+    # a round's time is how long reading every group takes.
+    cmd = [rmq, "watch", "--namesrv", namesrv, "--interval", "1s", "--round-budget", "10m", "--listen", "127.0.0.1:0"]
+    watch = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     try:
         addr = watch.stderr.readline().split("http://")[1].split("/")[0]
         times, after_first = [], None

@@ -7,7 +7,8 @@ its running info; a group deleted; SIGTERM. What must hold, each checked in what
   and its page says it is stale and why (the address that failed);
 - a broker that fails while the NameServer answers makes a partial read, which is a finding
   (`broker_unreadable`), not a healthy group;
-- a client that never answers is `running_info_unavailable` in its group alone;
+- a client that never answers is `running_info_unavailable` in its group alone, and its group's
+  slow reads delay no other group: rounds end without waiting for them;
 - a deleted group leaves the watch; every fault healed, every group reads again (`up` 1);
 - SIGTERM stops it with exit 0.
 Every wait is a generous bound on rounds of 300 ms; no time is asserted.
@@ -121,6 +122,19 @@ def main():
 
         w.until("running_info_unavailable in g2 alone", muted)
         seen.append("a client that never answers: running_info_unavailable in its group alone, the group still read")
+        # Each read of g2 now waits out the relay timeout (1.5 s), five rounds' worth: rounds go on
+        # without it, ending with g2 alone still being read, and the other groups read in each.
+        behind = []
+
+        def left_behind():
+            while not w.lines.empty():
+                m = re.match(r"round (\d+): .*, (\d+) still being read \(([^)]*)\)", w.lines.get())
+                if m and m.group(3) == "g2":
+                    behind.append(int(m.group(1)))
+            return len(behind) >= 3, f"rounds that ended with g2 alone still being read: {behind}"
+
+        w.until("rounds that do not wait for g2's slow read", left_behind)
+        seen.append(f"its group's slow reads delayed no other group (rounds {behind[:3]} ended with g2 alone still being read)")
         fault(f"drop {GROUPS - 1}")
 
         def gone():

@@ -62,7 +62,12 @@ pub const CONTRACT: &[Spec] = &[
     ),
     spec("rmq_rebalance_groups", Type::Gauge, CLUSTER, "Consumer groups watched"),
     spec("rmq_rebalance_rounds_total", Type::Counter, CLUSTER, "Rounds run"),
-    spec("rmq_rebalance_round_duration_seconds", Type::Gauge, CLUSTER, "How long the last round took to read and judge every group"),
+    spec(
+        "rmq_rebalance_round_duration_seconds",
+        Type::Gauge,
+        CLUSTER,
+        "How long the last round waited for its reads and judged them (at most the round budget)",
+    ),
     spec("rmq_rebalance_requests_total", Type::Counter, &["cluster", "request", "code"], "Requests sent, by request name and code"),
     spec(
         "rmq_rebalance_request_failures_total",

@@ -46,6 +46,10 @@ pub struct Args {
     /// Time between rounds: 30s, 2m, 500ms, or seconds.
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
     interval: Duration,
+    /// How long a round waits for its groups' reads (default: the interval). A group whose read
+    /// outlives it keeps its last verdict until the read ends and delays no other group.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    round_budget: Option<Duration>,
     /// Where GET /metrics, / and /group/<name> are served (port 0: any free port, printed on stderr).
     /// Loopback by default: the series name groups, topics and client ids.
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9464")]
@@ -136,7 +140,8 @@ pub fn run(args: Args) -> Result<std::process::ExitCode, String> {
     let target = target(args.namesrv.clone().unwrap_or_default(), groups, Vec::new(), overrides, credentials, rules, &args.read);
     let events = Events::open(args.events.as_deref())?;
     let listen = Listen { addr: &args.listen, flag: "--listen" };
-    watch(target, listen, args.interval, args.rounds, args.per_queue, events, &mut |_| Ok(()))?;
+    let pace = Pace { interval: args.interval, rounds: args.rounds, budget: Some(args.round_budget.unwrap_or(args.interval)) };
+    watch(target, listen, pace, args.per_queue, events, &mut |_| Ok(()))?;
     Ok(std::process::ExitCode::SUCCESS)
 }
 
@@ -198,7 +203,9 @@ pub fn inspect_watch(w: InspectWatch<'_>) -> Result<(), String> {
         }
         Ok(())
     };
-    watch(target, Listen { addr: w.listen, flag: "--metrics-addr" }, w.interval, w.rounds, false, Events::Nowhere, &mut line)
+    // One line per round for the one group, each from this round's read: the round waits for it.
+    let pace = Pace { interval: w.interval, rounds: w.rounds, budget: None };
+    watch(target, Listen { addr: w.listen, flag: "--metrics-addr" }, pace, false, Events::Nowhere, &mut line)
 }
 
 fn now_ms() -> i64 {
@@ -236,12 +243,21 @@ struct Listen<'a> {
     flag: &'a str,
 }
 
+/// How rounds follow each other.
+struct Pace {
+    interval: Duration,
+    /// Stop after this many rounds (None: until a signal).
+    rounds: Option<u64>,
+    /// How long each round waits for its reads (None: for every read it began), so that a slow
+    /// group delays no other group's next round.
+    budget: Option<Duration>,
+}
+
 /// The loop: a round, its events, its publication, then a wait that SIGTERM or SIGINT cuts short.
 fn watch(
     target: Target,
     listen: Listen<'_>,
-    interval: Duration,
-    rounds: Option<u64>,
+    pace: Pace,
     per_queue: bool,
     mut events: Events,
     after: &mut dyn FnMut(&Watcher) -> Result<(), String>,
@@ -256,7 +272,7 @@ fn watch(
     let mut watcher = Watcher::new(target);
     loop {
         let started = Instant::now();
-        let changes = watcher.round();
+        let changes = watcher.round(pace.budget);
         let mut lines = String::new();
         for (_, change) in &changes {
             let mut v = serde_json::to_value(change).map_err(|e| e.to_string())?;
@@ -270,11 +286,11 @@ fn watch(
         events.write(&lines)?;
         after(&watcher)?;
         report(&watcher);
-        if rounds.is_some_and(|r| watcher.rounds >= r) {
+        if pace.rounds.is_some_and(|r| watcher.rounds >= r) {
             break;
         }
-        while started.elapsed() < interval && !stop.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(100).min(interval));
+        while started.elapsed() < pace.interval && !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(100).min(pace.interval));
         }
         if stop.load(Ordering::Relaxed) {
             eprintln!("stopping on a signal after {} rounds", watcher.rounds);
@@ -309,7 +325,12 @@ fn report(w: &Watcher) {
     let first = w.groups.iter().find_map(|(g, s)| Some(format!(" (first: {g}: {})", s.error.as_ref()?))).unwrap_or_default();
     let not_ok = w.groups.values().filter(|s| s.verdict.as_ref().is_some_and(|v| v.status != QueueStatus::Ok)).count();
     let also = w.discovery_error.as_deref().map_or(String::new(), |e| format!("; {e}"));
-    eprintln!("round {}: {} groups, {not_ok} not OK, {unread} not read{first}, {:.1} s{also}", w.rounds, w.groups.len(), w.last_round.as_secs_f64());
+    // Reads that outlived the round: their groups keep their last verdict until the read ends.
+    let slow = match w.in_flight.len() {
+        0 => String::new(),
+        n => format!(", {n} still being read ({})", w.in_flight.iter().take(3).cloned().collect::<Vec<_>>().join(", ")),
+    };
+    eprintln!("round {}: {} groups, {not_ok} not OK, {unread} not read{first}{slow}, {:.1} s{also}", w.rounds, w.groups.len(), w.last_round.as_secs_f64());
 }
 
 #[cfg(test)]

@@ -1,8 +1,12 @@
-//! One round of `watch`: which groups, each read and judged by a small pool of workers (each worker
-//! one request at a time, so never more requests in flight than workers), its state carried to the
-//! next round. A group that fails keeps its last good verdict, marked stale.
+//! One round of `watch`: which groups, each read by a small pool of workers (each worker one request
+//! at a time, so never more requests in flight than workers) and judged with its state carried to
+//! the next round. A group that fails keeps its last good verdict, marked stale. A round waits for
+//! its reads at most its budget (the interval): a group whose read outlives it (a frozen client's
+//! running info costs the broker's 10 s relay timeout) keeps its last verdict until the read ends,
+//! is not read again meanwhile, and delays no other group's rounds.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -72,7 +76,7 @@ pub const RECENT_CHANGES: usize = 20;
 
 /// Everything a watch knows after a round.
 pub struct Watcher {
-    pub target: Target,
+    pub target: Arc<Target>,
     pub stats: Arc<RequestStats>,
     pub groups: BTreeMap<String, GroupState>,
     pub cluster: String,
@@ -80,6 +84,23 @@ pub struct Watcher {
     pub last_round: Duration,
     /// Why the group list could not be read this round (the last list is kept), if it could not.
     pub discovery_error: Option<String>,
+    /// Groups handed to the workers and not back yet (queued or being read).
+    pub in_flight: BTreeSet<String>,
+    reads: Sender<Read>,
+    done: Receiver<Done>,
+}
+
+/// A group to read, with what its state says the read needs.
+struct Read {
+    group: String,
+    /// The last snapshot, when this read may reuse its running info (None: ask every client).
+    previous: Option<Snapshot>,
+}
+
+/// A read's outcome.
+struct Done {
+    group: String,
+    read: Result<Snapshot, String>,
 }
 
 impl Watcher {
@@ -94,7 +115,20 @@ impl Watcher {
         let default = if matches!(target.groups, Groups::Loaded(_)) { "snapshot".to_owned() } else { target.namesrv.clone() };
         let cluster = target.cluster.clone().unwrap_or(default);
         let named = target.cluster.is_some() || matches!(target.groups, Groups::Loaded(_));
-        let mut w = Watcher { target, stats, groups: BTreeMap::new(), cluster, rounds: 0, last_round: Duration::ZERO, discovery_error: None };
+        let target = Arc::new(target);
+        let (reads, done) = spawn_readers(&target);
+        let mut w = Watcher {
+            target,
+            stats,
+            groups: BTreeMap::new(),
+            cluster,
+            rounds: 0,
+            last_round: Duration::ZERO,
+            discovery_error: None,
+            in_flight: BTreeSet::new(),
+            reads,
+            done,
+        };
         if !named {
             w.name_cluster();
         }
@@ -110,8 +144,9 @@ impl Watcher {
         }
     }
 
-    /// Runs one round; returns the owner changes it saw, for the history.
-    pub fn round(&mut self) -> Vec<(String, OwnerChange)> {
+    /// Runs one round, waiting for its reads at most `budget` (None: until every read ends);
+    /// returns the owner changes it saw (also those of reads that outlived the last round).
+    pub fn round(&mut self, budget: Option<Duration>) -> Vec<(String, OwnerChange)> {
         let started = Instant::now();
         self.rounds += 1;
         if let Some(u) = &self.target.options.unreachable {
@@ -120,29 +155,46 @@ impl Watcher {
         let names = self.group_names();
         // Groups no longer listed are forgotten, with their series.
         self.groups.retain(|g, _| names.contains(g));
-        let rules = self.target.rules;
-        let fresh = || GroupState { watch: GroupWatch::new(rules), ..GroupState::default() };
-        let queue: Mutex<Vec<(String, GroupState)>> =
-            Mutex::new(names.iter().rev().map(|g| (g.clone(), self.groups.remove(g).unwrap_or_else(fresh))).collect());
-        let done: Mutex<Vec<(String, GroupState, Vec<OwnerChange>)>> = Mutex::new(Vec::new());
-        let target = &self.target;
-        thread::scope(|s| {
-            for _ in 0..target.workers.max(1).min(names.len().max(1)) {
-                s.spawn(|| loop {
-                    let Some((group, mut state)) = queue.lock().expect("not poisoned").pop() else { return };
-                    let changes = judge(target, &group, &mut state);
-                    done.lock().expect("not poisoned").push((group, state, changes));
-                });
-            }
-        });
         let mut changes = Vec::new();
-        for (group, state, seen) in done.into_inner().expect("not poisoned") {
-            changes.extend(seen.into_iter().map(|c| (group.clone(), c)));
-            self.groups.insert(group, state);
+        // Reads that outlived the last round and ended since.
+        while let Ok(done) = self.done.try_recv() {
+            self.apply(done, &mut changes);
+        }
+        let rules = self.target.rules;
+        for group in &names {
+            // Still being read: it keeps its last verdict and is not asked twice at once.
+            if self.in_flight.contains(group) {
+                continue;
+            }
+            let state = self.groups.entry(group.clone()).or_insert_with(|| GroupState { watch: GroupWatch::new(rules), ..GroupState::default() });
+            let previous = if asks_clients(&self.target, state) { None } else { state.last.clone() };
+            if self.reads.send(Read { group: group.clone(), previous }).is_ok() {
+                self.in_flight.insert(group.clone());
+            }
+        }
+        let deadline = budget.map(|b| started + b);
+        while !self.in_flight.is_empty() {
+            let next = match deadline {
+                Some(d) => self.done.recv_timeout(d.saturating_duration_since(Instant::now())).ok(),
+                None => self.done.recv().ok(),
+            };
+            match next {
+                Some(done) => self.apply(done, &mut changes),
+                None => break,
+            }
         }
         changes.sort_by(|a, b| (a.1.at_ms, &a.0).cmp(&(b.1.at_ms, &b.0)));
         self.last_round = started.elapsed();
         changes
+    }
+
+    /// A read's outcome judged into its group's state (dropped when the group left meanwhile).
+    fn apply(&mut self, done: Done, changes: &mut Vec<(String, OwnerChange)>) {
+        self.in_flight.remove(&done.group);
+        if let Some(state) = self.groups.get_mut(&done.group) {
+            let seen = judge(&self.target, &done.group, state, done.read);
+            changes.extend(seen.into_iter().map(|c| (done.group.clone(), c)));
+        }
     }
 
     fn group_names(&mut self) -> BTreeSet<String> {
@@ -204,23 +256,53 @@ fn stand_in_for_nan(snapshot: &mut Snapshot, last: Option<&Snapshot>) {
     }
 }
 
-/// Reads and judges one group into its state; the owner changes seen.
-fn judge(target: &Target, group: &str, state: &mut GroupState) -> Vec<OwnerChange> {
+/// The workers: each takes the next group to read, reads it (one request at a time) and hands the
+/// outcome back. They end when the watcher, and with it the sender, is dropped.
+fn spawn_readers(target: &Arc<Target>) -> (Sender<Read>, Receiver<Done>) {
+    let (reads, queue) = mpsc::channel::<Read>();
+    let (done_tx, done) = mpsc::channel::<Done>();
+    let queue = Arc::new(Mutex::new(queue));
+    for _ in 0..target.workers.max(1) {
+        let (target, queue, done_tx) = (Arc::clone(target), Arc::clone(&queue), done_tx.clone());
+        thread::spawn(move || loop {
+            // The lock is held only while waiting for the next read, not while reading.
+            let next = queue.lock().map_err(|_| ()).and_then(|q| q.recv().map_err(|_| ()));
+            let Ok(Read { group, previous }) = next else { return };
+            let read = read(&target, &group, previous.as_ref());
+            if done_tx.send(Done { group, read }).is_err() {
+                return;
+            }
+        });
+    }
+    (reads, done)
+}
+
+/// Whether this round's read asks every client for its running info: the first read, a group not
+/// settled, or its periodic refresh.
+fn asks_clients(target: &Target, state: &GroupState) -> bool {
     let unsettled = state.verdict.as_ref().is_some_and(|v| v.status != QueueStatus::Ok || v.queues.iter().any(|q| q.cause.is_some()));
-    let ask_clients = state.last.is_none() || unsettled || state.rounds_since_running_info + 1 >= target.running_info_every.max(1);
+    state.last.is_none() || unsettled || state.rounds_since_running_info + 1 >= target.running_info_every.max(1)
+}
+
+/// Reads one group, reusing `previous`'s running info when given.
+fn read(target: &Target, group: &str, previous: Option<&Snapshot>) -> Result<Snapshot, String> {
     let read_once = |previous: Option<&Snapshot>| match &target.groups {
-        Groups::Loaded(files) => load(&files[group]),
+        Groups::Loaded(files) => files.get(group).map_or_else(|| Err(format!("{group}: no snapshot file")), |f| load(f)),
         _ => read_group_since(&target.namesrv, group, &target.topics, &target.options, previous).map_err(|e| e.to_string()),
     };
-    let previous = if ask_clients { None } else { state.last.as_ref() };
-    let mut read = read_once(previous);
+    let read = read_once(previous);
     // Running info reused while a holder stopped committing: ask the clients now, in this round,
     // so that a frozen or hung member is named at once rather than `running_info_every` rounds on.
     if let (Ok(snapshot), Some(last)) = (&read, previous) {
         if stopped_committing(last, snapshot) {
-            read = read_once(None);
+            return read_once(None);
         }
     }
+    read
+}
+
+/// Judges one group's read into its state; the owner changes seen.
+fn judge(target: &Target, group: &str, state: &mut GroupState, read: Result<Snapshot, String>) -> Vec<OwnerChange> {
     match read {
         Ok(mut snapshot) => {
             let asked = snapshot.clients.iter().all(|c| c.running.as_ref().is_none_or(|r| r.read_at_ms.is_none()));
