@@ -268,7 +268,10 @@ fn spawn_readers(target: &Arc<Target>) -> (Sender<Read>, Receiver<Done>) {
             // The lock is held only while waiting for the next read, not while reading.
             let next = queue.lock().map_err(|_| ()).and_then(|q| q.recv().map_err(|_| ()));
             let Ok(Read { group, previous }) = next else { return };
-            let read = read(&target, &group, previous.as_ref());
+            // A read that panics is that group's error, not a worker gone and its group left
+            // waiting for a result forever.
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(&target, &group, previous.as_ref())))
+                .unwrap_or_else(|_| Err(format!("{group}: the read failed unexpectedly (a bug: please report it)")));
             if done_tx.send(Done { group, read }).is_err() {
                 return;
             }
