@@ -22,15 +22,13 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tests/e2e/run/common.sh
 source tests/e2e/run/common.sh
 
-# The lanes, balanced by the scenario times in docs/test-times.json (about 16 minutes each on 2
-# cores). release compiles on both cores for most of its 12 minutes (beside two lanes of brokers),
+# The lanes, balanced by the scenario times in docs/test-times.json (about 17 minutes each on 2
+# cores). release compiles on both cores for most of its 14 minutes (beside two lanes of brokers),
 # and the scenarios beside it take their clocks from the broker and the consumers, not from the
-# CPU. The Spring test of the java scenario (lane 3) once lost an instance's last trace records
-# beside release; it now waits for them before it closes that instance. multi-broker (two broker
-# names with master and slave, partitions, a master's kill, a rolling restart: about 10 minutes,
-# 13 JVMs) does not fit the test command's budget: scripts/test-long.sh runs it
-# (docs/development.md says when).
-lanes=("release broker49 watch stale-request" "faults inspect-liveness mixed-go alerts" "soak orderly java spring")
+# CPU. multi-broker (two broker names with master and slave, partitions, a master's kill, a rolling
+# restart: about 10 minutes, 13 JVMs) does not fit the test command's budget:
+# scripts/test-long.sh runs it (docs/development.md says when).
+lanes=("release broker49 stale-request" "faults inspect-liveness mixed-go alerts" "soak orderly java spring watch")
 if [[ $# -gt 0 ]]; then
   for s in "$@"; do [[ -f tests/e2e/run/$s.sh ]] || { echo "no scenario '$s' (tests/e2e/run/*.sh)" >&2; exit 2; }; done
   lanes=("$*")

@@ -48,8 +48,7 @@ import org.springframework.context.annotation.Bean;
  * third joins, the first leaves, more are sent. Then: every message with the listened tag consumed
  * and no other, no listener call of a queue overlapping another instance's call of that queue, each
  * instance's calls of a queue in send order, every consumed message's SubBefore and successful
- * SubAfter record in the trace topic (once a warm-up batch shows the trace path works: see
- * {@link #traceWarmUp}), and RocketMQ's own admin client (signed) listing the group's
+ * SubAfter record in the trace topic, and RocketMQ's own admin client (signed) listing the group's
  * members with the tag subscription, while an unsigned one is refused.
  */
 class SafeOrderlySpringAclTest {
@@ -76,59 +75,32 @@ class SafeOrderlySpringAclTest {
             try {
                 apps.add(start(cluster, "app1"));
                 apps.add(start(cluster, "app2"));
-                int first = traceWarmUp(cluster, producer, kept);
-                Set<String> traced = new TreeSet<>(send(producer, first, first + 120));
+                kept.addAll(send(producer, 0, 120));
                 apps.add(start(cluster, "app3"));
-                kept.addAll(traced);
                 CallLog.awaitConsumed(kept);
                 adminViews(cluster, 3);
                 // The first instance's records in the topic before it closes: its dispatcher's last
                 // sends may still be in flight when close() stops the trace producer under them
                 // (the client flushes for at most 500 ms), which is the client's, not the test's.
-                TraceRecords.read(cluster, SIGNING, traced, GROUP);
+                TraceRecords.read(cluster, SIGNING, kept, GROUP);
                 apps.remove(0).close();
-                traced.addAll(send(producer, first + 120, first + 240));
-                kept.addAll(traced);
+                kept.addAll(send(producer, 120, 240));
                 CallLog.awaitConsumed(kept);
                 adminViews(cluster, 2);
 
                 assertEquals(kept, CallLog.consumedIds(), "every message with tag keep consumed, and no other");
                 assertEquals(0, CallLog.overlaps(), "listener calls of one queue in two instances at once");
                 assertEquals(List.of(), CallLog.orderViolations(), "calls out of send order within an instance");
-                Map<String, Map<TraceType, Set<String>>> records = TraceRecords.read(cluster, SIGNING, traced, GROUP);
-                assertEquals(traced, records.get(GROUP).get(TraceType.SubBefore), "SubBefore records");
-                assertEquals(traced, records.get(GROUP).get(TraceType.SubAfter), "successful SubAfter records");
+                Map<String, Map<TraceType, Set<String>>> records = TraceRecords.read(cluster, SIGNING, kept, GROUP);
+                assertEquals(kept, records.get(GROUP).get(TraceType.SubBefore), "SubBefore records");
+                assertEquals(kept, records.get(GROUP).get(TraceType.SubAfter), "successful SubAfter records");
                 System.out.println("spring acl: " + kept.size() + " consumed by " + CallLog.instances() + ", "
-                    + CallLog.redeliveries() + " delivered again, 0 overlaps, 0 order violations, every call after the warm-up traced ("
-                    + traced.size() + ")");
+                    + CallLog.redeliveries() + " delivered again, 0 overlaps, 0 order violations, every call traced");
             } finally {
                 apps.forEach(ConfigurableApplicationContext::close);
                 producer.shutdown();
             }
         }
-    }
-
-    /**
-     * Batches of 12 messages (8 with the listened tag) until the trace topic holds both records of
-     * every call of one batch; returns the next message number. The client's trace dispatcher sends
-     * each batch of records once, asynchronously, and drops it when that send fails: two CI runs
-     * lost every record of their first tens of seconds (the first 50 and the first 150 of 160
-     * messages), never a later one. So what is asserted is every call once the trace path works;
-     * the warm-up's own messages count for consumption, order and overlaps like any other.
-     */
-    private static int traceWarmUp(LocalCluster cluster, DefaultMQProducer producer, Set<String> kept) throws Exception {
-        int next = 0;
-        for (int attempt = 1; attempt <= 10; attempt++) {
-            Set<String> batch = send(producer, next, next + 12);
-            next += 12;
-            kept.addAll(batch);
-            CallLog.awaitConsumed(kept);
-            if (TraceRecords.complete(TraceRecords.read(cluster, SIGNING, batch, 30_000, GROUP), batch)) {
-                System.out.println("spring acl: trace path up after " + attempt + " warm-up batch(es)");
-                return next;
-            }
-        }
-        throw new AssertionError("no warm-up batch of calls was fully traced in 10 attempts");
     }
 
     private static ConfigurableApplicationContext start(LocalCluster cluster, String instance) {
