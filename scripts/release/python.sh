@@ -2,7 +2,8 @@
 # The wheel of one architecture: abi3 (one wheel for CPython 3.9 and later), linked by zig against
 # glibc 2.17 (maturin --zig with the manylinux2014 policy), stripped. Prints the wheel's path.
 # Built in scripts/release/native.sh's target folder and profile (release-jar: optimised, no debug
-# info, stripped), so that the dependencies the native build compiled are not compiled again.
+# info, stripped). Most dependencies are still compiled again: maturin's cargo call resolves
+# features for the Python crate alone, so their hashes differ from the native build's.
 # Usage: scripts/release/python.sh x86_64|aarch64 OUT_DIR  (PATH from scripts/release/tools.sh)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -34,9 +34,9 @@ if [[ $arch == "$(uname -m)" ]]; then
   (cd bindings/python && "$work/venv/bin/python" -m pytest -q -p no:cacheprovider 2>&1 | tail -1) > "$work/pytest.txt"
   passed "$work/pytest.txt" || fail "pytest: $(cat "$work/pytest.txt")"
   echo "  installed by pip from dist/ alone into a fresh virtualenv; the binding's tests against it: $(cat "$work/pytest.txt")"
-  # In the native build's target folder, triple and profile (scripts/release/native.sh), so that
-  # only the sdist's own crates are compiled and not every dependency a third time; what is checked,
-  # that the sdist alone holds what a build needs, is the same.
+  # In the native build's target folder, triple and profile (scripts/release/native.sh); what is
+  # checked, that the sdist alone holds what a build needs, is the same. (Measured: dependencies
+  # are compiled again all the same, their features and environment differing from that build's.)
   CARGO_TARGET_DIR="$PWD/target/release-build/$arch" MATURIN_PEP517_ARGS="--target $arch-unknown-linux-gnu --profile release-jar" \
     "$work/venv/bin/pip" wheel -q --no-deps -w "$work/from-sdist" "$dist/python/rocketmq_rebalance-$version.tar.gz"
   ls "$work/from-sdist/rocketmq_rebalance-$version-"*.whl > /dev/null || fail "the sdist built no wheel"

@@ -38,10 +38,10 @@ public final class TraceRecords {
             found.get(g).put(TraceType.SubAfter, new TreeSet<>());
         }
         // A group of its own for each read, committing nothing, and no seek: the topic is read
-        // from offset 0 because the group has no offset at the broker. A shared group started
-        // where an earlier read of the same cluster had committed, and seekToBegin interrupts the
-        // first pull task and races with it; either way a read missed the topic's first records
-        // (a CI run lost the SubBefore records of the first 35 of 160 messages).
+        // from offset 0 because the group has no offset at the broker. A shared group may start
+        // where an earlier read of the same cluster committed, and seekToBegin interrupts the first
+        // pull task and races with it (seen in the log of a CI run whose read missed the SubBefore
+        // records of the first 35 of 160 messages).
         long id = System.nanoTime();
         DefaultLitePullConsumer reader = new DefaultLitePullConsumer("GID_TRACE_READER_" + id, signing);
         reader.setNamesrvAddr(cluster.namesrvAddr());
