@@ -33,7 +33,20 @@ timings=()
 times=()
 rm -rf target/test-times.d
 began=$SECONDS
+# The release check (x86_64 artifacts built and tested as installed) runs in the background from
+# here, niced, and the e2e stage waits for it at its end (scripts/lib/release-check.sh says why).
+release_check=""
+if [[ " ${selected[*]} " == *" e2e "* && -z ${RMQ_RELEASE_CHECK:-} ]]; then
+  release_check=$(mktemp -d "${TMPDIR:-/tmp}/rmq-release-check.XXXXXX")
+  RMQ_RELEASE_CHECK=$release_check
+  export RMQ_RELEASE_CHECK
+  scripts/lib/release-check.sh start "$release_check"
+fi
 report() {
+  if [[ -n $release_check ]]; then
+    scripts/lib/release-check.sh stop "$release_check"
+    rm -rf "$release_check"
+  fi
   printf '\n=== Stage wall times (seed %s)\n' "$RMQ_SEED"
   for t in "${timings[@]}"; do echo "  $t"; done
   printf '  %-8s %5d s\n' total $((SECONDS - began))

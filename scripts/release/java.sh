@@ -10,7 +10,7 @@ out="$(realpath -m "${1:?usage: scripts/release/java.sh OUT_DIR ARCH=BUILT_DIR..
 shift
 version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)"
 staging="$PWD/target/release-stage/java-natives"
-rm -rf "$staging"
+rm -rf "$staging" target/release-stage/maven-build
 for pair in "$@"; do
   arch="${pair%%=*}"
   built="${pair#*=}"
@@ -19,7 +19,10 @@ done
 # One reactor (java-reactor/pom.xml), packaged then deployed by the deploy plugin's goal alone:
 # nothing goes through ~/.m2, which a test command running beside this may be loading jars from.
 log="$PWD/target/release-stage/java-deploy.log"
-if ! mvn -B -q -Dstyle.color=never -DskipTests -Dnative.staging="$staging" -f scripts/release/java-reactor/pom.xml \
+# Built under target/release-stage/maven-build (the poms' build-root profile), never in the
+# modules' own target/ folders, which the test command's Java stage uses at the same time.
+if ! mvn -B -q -Dstyle.color=never -DskipTests -Dnative.staging="$staging" -Drmq.build.root="$PWD/target/release-stage/maven-build" \
+  -f scripts/release/java-reactor/pom.xml \
   package org.apache.maven.plugins:maven-deploy-plugin:3.1.4:deploy -DaltDeploymentRepository="dist::file://$out/maven" > "$log" 2>&1; then
   cat "$log" >&2
   exit 1
