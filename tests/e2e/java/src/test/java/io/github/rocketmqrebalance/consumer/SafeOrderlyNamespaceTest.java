@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import io.github.rocketmqrebalance.cluster.LocalCluster;
@@ -80,7 +81,7 @@ class SafeOrderlyNamespaceTest {
             safe.start();
             try {
                 ours.await(sent.size());
-                ConsumerGroupInfo info = cluster.broker().getConsumerManager().getConsumerGroupInfo(NAMESPACE + "%GID_SAFE_NS");
+                ConsumerGroupInfo info = listed(cluster, NAMESPACE + "%GID_SAFE_NS");
                 assertNotNull(info, "the broker lists the namespaced group");
                 assertEquals(Set.of(WIRE_TOPIC, "%RETRY%" + NAMESPACE + "%GID_SAFE_NS"), info.getSubscriptionTable().keySet());
                 assertNull(cluster.broker().getConsumerManager().getConsumerGroupInfo("GID_SAFE_NS"), "nothing under the plain group");
@@ -172,5 +173,21 @@ class SafeOrderlyNamespaceTest {
         Set<String> hooked() {
             return new TreeSet<>(hooked);
         }
+    }
+
+    /**
+     * The broker's entry for {@code group}, waited for (up to 60 s): the broker drops a group whose
+     * only channel closes, and a client closes its channel when a request times out (5.x:
+     * clientCloseSocketIfTimeout, true by default), which a loaded machine makes happen (a CI run
+     * saw it); the client's next heartbeat (every 30 s) lists the group again.
+     */
+    private static ConsumerGroupInfo listed(LocalCluster cluster, String group) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        ConsumerGroupInfo info = cluster.broker().getConsumerManager().getConsumerGroupInfo(group);
+        while (info == null && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            info = cluster.broker().getConsumerManager().getConsumerGroupInfo(group);
+        }
+        return info;
     }
 }
