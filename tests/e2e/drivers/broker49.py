@@ -20,7 +20,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from fixtures.harness import wait_for
+from fixtures.harness import JVM_FLAGS, wait_for
 from checkers.oracle import admin_read, differences
 
 GROUPS = {"GID_49_OK": ("T49", ["c1", "c2"]), "GID_49_MIXED": ("T49M", ["c3", "c4"]), "GID_49_ORDERLY": ("T49", ["c5"])}
@@ -125,7 +125,7 @@ def main():
     args = p.parse_args()
     state = Path(args.state)
     log = open(state / "cluster49.log", "w")
-    cmd = ["java", "-Xmx512m", "-cp", args.cluster_cp, "io.github.rocketmqrebalance.cluster49.Cluster49Main", str(state)]
+    cmd = ["java", *JVM_FLAGS, "-Xmx512m", "-cp", args.cluster_cp, "io.github.rocketmqrebalance.cluster49.Cluster49Main", str(state)]
     cluster = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_for("the 4.9.7 cluster to start (see cluster49.log)", lambda: (state / "ready").exists() or cluster.poll() is not None, 180)

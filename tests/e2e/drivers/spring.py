@@ -25,7 +25,7 @@ and passes each class path. The application's listener is an ordinary rocketmq-s
 
 import time
 
-from fixtures.harness import Cluster
+from fixtures.harness import JVM_FLAGS, Cluster
 from fixtures.push_group import OURS_STRATEGIES, QUEUES, Group, group_driver_args
 
 
@@ -35,6 +35,7 @@ class SpringGroup(Group):
     def start_spring(self, name, classpath, config, extra=()):
         cmd = [
             "java",
+            *JVM_FLAGS,
             "-Xmx256m",
             "-cp",
             classpath,
