@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stage of the test command (scripts/test-all.sh): a real NameServer + Broker: the orderly handoff, a mixed Go + Java group, inspect's stuck queues and a 4.9.7 broker, Spring Boot, watch and the shipped alerts in a real Prometheus, the in-JVM real-broker tests, a request that timed out in a partition never landing after it; the x86_64 release artifacts tested as installed.
+# Stage of the test command (scripts/test-all.sh): a real NameServer + Broker: the orderly handoff, a mixed Go + Java group, inspect's stuck queues and a 4.9.7 broker, Spring Boot, watch and the shipped alerts in a real Prometheus, the in-JVM real-broker tests, a request that timed out in a partition never landing after it.
 # The real NameServer + Broker: SafeOrderlyConsumer against DefaultMQPushConsumer
 # through a join, a kill -9 and a leave; then through broker restarts and a freeze past the
 # broker's expiry; then one group of rocketmq-client-go and Java consumers; then held queues
@@ -7,8 +7,7 @@
 # inspect must name exactly; then inspect on a 4.9.7 NameServer, Broker and clients; then a Spring Boot
 # application on our strategy by property, beside Java and Go consumers; `watch` over the whole
 # cluster, and the shipped alert rules in a real Prometheus scraping it; the JUnit tests that
-# start a broker in their own JVM; and, with no broker, the x86_64 release artifacts built and
-# tested as installed (release, in the background from the test command's start).
+# start a broker in their own JVM.
 # tests/e2e/README.md shows where each piece lives.
 #
 # Everything is built once, first; then the scenarios (tests/e2e/run/<name>.sh) run in two lanes
@@ -23,33 +22,25 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tests/e2e/run/common.sh
 source tests/e2e/run/common.sh
 
-# Two lanes, balanced by the scenario times in docs/test-times.json (about 20 minutes each on 2
+# Two lanes, balanced by the scenario times in docs/test-times.json (about 19 minutes each on 2
 # cores), every scenario with its own cluster. Not more: the scenarios mostly wait, but their JVMs
 # are not free (a third lane of brokers put the load average at 17 and the faults scenario's
-# broker restart at 70 s, past the clients' 30 s lease it needs). faults restarts its
-# broker in its first minutes, beside the lightest of the other lane. release (no broker: about 15
-# minutes of compiling) is in neither: the test command starts it in the background with its first
-# stage, niced (scripts/lib/release-check.sh), and this stage waits for it at its end; run alone,
-# this stage starts it itself. multi-broker (two broker names with master and slave, partitions, a
-# master's kill, a rolling restart: about 10 minutes, 13 JVMs) does not fit the test command's
-# budget: scripts/test-long.sh runs it (docs/development.md says when).
-lanes=("faults alerts orderly inspect-liveness broker49" "watch stale-request mixed-go soak java spring")
-release_in_background=true
+# broker restart at 70 s, past the clients' 30 s lease it needs). faults restarts its broker in its
+# first minutes, beside the lightest of the other lane. Two scenarios do not fit the test
+# command's budget and scripts/test-long.sh runs them (docs/development.md says when and why that
+# is safe): multi-broker (two broker names with master and slave, partitions, a master's kill, a
+# rolling restart: about 10 minutes, 13 JVMs) and release (the x86_64 release artifacts built and
+# tested as installed: no broker, but about 930 CPU-seconds of compiling).
+lanes=("faults alerts orderly inspect-liveness broker49 stale-request" "watch mixed-go soak java spring")
 if [[ $# -gt 0 ]]; then
   for s in "$@"; do [[ -f tests/e2e/run/$s.sh ]] || { echo "no scenario '$s' (tests/e2e/run/*.sh)" >&2; exit 2; }; done
   lanes=("$*")
-  release_in_background=false
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rmq-e2e.XXXXXX")
 RMQ_E2E_BUILD=$work/build
 export RMQ_E2E_BUILD
 trap 'rm -rf "$work"' EXIT
-if $release_in_background && [[ -z ${RMQ_RELEASE_CHECK:-} ]]; then
-  RMQ_RELEASE_CHECK=$work/release-check
-  trap 'scripts/lib/release-check.sh stop "$RMQ_RELEASE_CHECK"; rm -rf "$work"' EXIT
-  scripts/lib/release-check.sh start "$RMQ_RELEASE_CHECK"
-fi
 echo "-- building once for every scenario: the CLI, the jar and tests/e2e/java, the Go test consumer, the 4.9.7 cluster, the Spring Boot examples"
 start=$SECONDS
 e2e_build cli java go cluster49 spring
@@ -82,26 +73,12 @@ for i in "${!lanes[@]}"; do
 done
 failed=0
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
-if $release_in_background; then
-  echo "-- waiting for the release check"
-  scripts/lib/release-check.sh wait "$RMQ_RELEASE_CHECK"
-  read -r seconds rc < "$RMQ_RELEASE_CHECK/time"
-  # Lane 0: the background job. Its time runs from its own start, with the test command's.
-  echo "$seconds $rc" > "$work/release.time"
-  printf '\n--- release: %s in %d s (in the background since the test command began)\n' "$([[ $rc == 0 ]] && echo passed || echo FAILED)" "$seconds"
-  cat "$RMQ_RELEASE_CHECK/out"
-  [[ $rc == 0 ]] || failed=1
-fi
-
-# The scenarios' wall times, for the test command's record (scripts/test-all.sh merges them).
 mkdir -p target/test-times.d
 python3 - "$work" "${lanes[@]}" > target/test-times.d/e2e.json <<'PY'
 import json, pathlib, sys
 work, lanes = pathlib.Path(sys.argv[1]), sys.argv[2:]
 out = {}
-if (work / "release.time").exists():
-    lanes = ["release"] + lanes
-for lane, names in enumerate(lanes, 0 if lanes[0] == "release" else 1):
+for lane, names in enumerate(lanes, 1):
     for name in names.split():
         f = work / f"{name}.time"
         if f.exists():
@@ -114,7 +91,6 @@ echo "=== e2e scenario wall times"
 python3 - target/test-times.d/e2e.json <<'PY'
 import json, sys
 for name, t in json.load(open(sys.argv[1]))["e2e_scenarios"].items():
-    where = f"lane {t['lane']}" if t["lane"] else "background"
-    print(f"  {name:18} {t['seconds']:5d} s  {where}" + ("" if t["passed"] else "  FAILED"))
+    print(f"  {name:18} {t['seconds']:5d} s  lane {t['lane']}" + ("" if t["passed"] else "  FAILED"))
 PY
 exit "$failed"

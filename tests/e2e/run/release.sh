@@ -3,10 +3,10 @@
 # folder of their own and tested as a user installs them (scripts/release/verify.sh): the wheel by
 # pip with the binding's tests, the C archive through pkg-config and CMake, the jar against
 # rocketmq-client, the Go module through `go get` from a module proxy folder, the CLI on the
-# Java-answered vectors, no symbol newer than GLIBC_2.17 anywhere. No broker: it shares a lane
-# because it mostly compiles while the brokers of the other lane mostly wait. aarch64 is not built
+# Java-answered vectors, no symbol newer than GLIBC_2.17 anywhere. No broker. aarch64 is not built
 # here (it needs Debian's arm64 packages and qemu-user: `scripts/release.sh --target all --verify`).
-# Called by scripts/stages/e2e.sh; runs alone too (about 8 minutes on a fresh machine).
+# Called by scripts/test-long.sh (its 930 CPU-seconds of compiling do not fit the test command's
+# budget); runs alone too (about 10 minutes on a fresh machine).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
