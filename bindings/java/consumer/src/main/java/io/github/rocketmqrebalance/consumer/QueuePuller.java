@@ -199,15 +199,6 @@ final class QueuePuller implements QueueWorkers.Fetching {
      * queue's fetch lock, before anything of the new epoch can be handed over.
      */
     void seek(MessageQueue mq, long generation, long offset, Runnable clear) {
-        seek(mq, generation, offset, clear, 0);
-    }
-
-    /**
-     * {@link #seek(MessageQueue, long, long, Runnable)} whose first pull waits {@code delayMs}: for
-     * a queue that cannot be consumed now (its lock lapsed, its broker fenced), whose fetched
-     * messages must be fetched again once it can, but not at the network's pace meanwhile.
-     */
-    void seek(MessageQueue mq, long generation, long offset, Runnable clear, long delayMs) {
         Fetch f = fetches.get(mq);
         if (f == null || f.generation != generation) {
             return;
@@ -221,7 +212,7 @@ final class QueuePuller implements QueueWorkers.Fetching {
             f.offset = offset;
             clear.run();
         }
-        schedule(f, Math.max(0, delayMs));
+        schedule(f, 0);
     }
 
     @Override
