@@ -7,8 +7,7 @@
 #                 the JVM consumer (bindings/java/consumer/)
 #   release       tests/e2e/run/release.sh: the x86_64 release artifacts built (glibc 2.17) and
 #                 tested as installed (about 10 minutes, 930 CPU-seconds); before each stop whose
-#                 change touches what ships or how (a Cargo manifest or Cargo.lock, a pom,
-#                 pyproject.toml, go.mod, scripts/release/, the C header, the build scripts)
+#                 change touches what ships or how it is built (the list is docs/development.md's)
 # Prints each scenario's wall time; fails on the first scenario that fails (its logs are kept and
 # named).
 #   scripts/test-long.sh [SCENARIO...]   (default: every long scenario)

@@ -73,6 +73,8 @@ for i in "${!lanes[@]}"; do
 done
 failed=0
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+
+# The scenarios' wall times, for the test command's record (scripts/test-all.sh merges them).
 mkdir -p target/test-times.d
 python3 - "$work" "${lanes[@]}" > target/test-times.d/e2e.json <<'PY'
 import json, pathlib, sys
