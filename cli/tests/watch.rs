@@ -101,6 +101,8 @@ fn watch_serves_status_cause_and_lag_by_the_contract() {
         format!(r#"rmq_rebalance_group_findings{{{labels},kind="duplicate_client_id"}} 0"#),
         format!(r#"rmq_rebalance_topic_cause_queues{{{labels},topic="T",cause="orphaned"}} 1"#),
         format!(r#"rmq_rebalance_topic_cause_queues{{{labels},topic="T",cause="double_held"}} 1"#),
+        format!(r#"rmq_rebalance_topic_cause_lag_messages{{{labels},topic="T",cause="orphaned"}} 50"#),
+        format!(r#"rmq_rebalance_topic_cause_lag_messages{{{labels},topic="T",cause="double_held"}} 0"#),
         format!(r#"rmq_rebalance_topic_queues{{{labels},topic="T",status="STOP"}} 1"#),
         format!(r#"rmq_rebalance_topic_stuck_lag_messages{{{labels},topic="T"}} 50"#),
         format!(r#"rmq_rebalance_topic_drainable_lag_messages{{{labels},topic="T"}} 0"#),

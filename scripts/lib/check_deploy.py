@@ -1,6 +1,7 @@
 """Checks deploy/ with the real tools: promtool reads the metrics `watch` serves (0 findings), the
 rules (clean), runs the rule tests recorded from the alert e2e (deploy/prometheus/tests/, against
-the rules scaled to the 3 s rounds they were recorded at), and every expression of the Grafana dashboard and the KEDA example (each put into a
+the rules scaled to the 3 s rounds they were recorded at) and the hand-written ones (causes.test.yml,
+against the rules as shipped), and every expression of the Grafana dashboard and the KEDA example (each put into a
 rules file of its own, which promtool parses); and every series an expression names is in the
 metric contract (docs/watch.md's table, which a Rust test holds to the code) or a recording rule.
 
@@ -24,6 +25,7 @@ DASHBOARD = ROOT / "deploy/grafana/rmq-rebalance-watch.json"
 KEDA = ROOT / "deploy/keda/scaledobject.yaml"
 RECORDED = ROOT / "deploy/prometheus/tests/recorded.test.json"
 RECORDED_INTERVAL = 3  # s: the alert e2e's rounds (tests/e2e/drivers/alerts.py)
+HAND_WRITTEN = ROOT / "deploy/prometheus/tests/causes.test.yml"
 
 
 def contract() -> set[str]:
@@ -113,6 +115,7 @@ def main() -> None:
         (Path(d) / "rules.yml").write_text(scaled_rules(RECORDED_INTERVAL))
         shutil.copy(RECORDED, d)
         promtool(promtool_bin, "test", "rules", str(Path(d) / RECORDED.name))
+    promtool(promtool_bin, "test", "rules", str(HAND_WRITTEN))
     recorded = json.loads(RECORDED.read_text())["tests"]
     text = served_metrics(rmq)
     for needed in ('status="STOP"', 'cause="orphaned"', "rmq_rebalance_queue_holder_info{"):
@@ -122,7 +125,7 @@ def main() -> None:
     checks = sum(len(t["promql_expr_test"]) for t in recorded)
     print(
         f"deploy/: {len(exprs)} expressions parse and name only contract series or recordings; rules clean; "
-        f"recorded rule tests: {len(recorded)} scenarios, {checks} checks pass; served metrics: 0 promtool findings"
+        f"recorded rule tests: {len(recorded)} scenarios, {checks} checks pass; {HAND_WRITTEN.name} passes; served metrics: 0 promtool findings"
     )
 
 

@@ -61,6 +61,8 @@ fn group_series(e: &mut Exposition, c: &str, v: &GroupVerdict, findings: BTreeMa
         }
         for cause in Cause::ALL {
             e.add("rmq_rebalance_topic_cause_queues", &[c, g, t, cause.name()], on_topic().filter(|q| q.cause == Some(cause)).count() as f64);
+            let lag: i64 = on_topic().filter(|q| q.cause == Some(cause)).filter_map(|q| q.lag).sum();
+            e.add("rmq_rebalance_topic_cause_lag_messages", &[c, g, t, cause.name()], lag as f64);
         }
         e.add("rmq_rebalance_topic_flapping_queues", &[c, g, t], on_topic().filter(|q| q.flapping).count() as f64);
         e.add("rmq_rebalance_topic_lag_messages", &[c, g, t], lag.lag as f64);

@@ -94,6 +94,12 @@ pub const CONTRACT: &[Spec] = &[
     spec("rmq_rebalance_topic_queues", Type::Gauge, &["cluster", "consumer_group", "topic", "status"], "Queues of the topic in each status"),
     spec("rmq_rebalance_topic_cause_queues", Type::Gauge, &["cluster", "consumer_group", "topic", "cause"], "Queues of the topic with each cause"),
     spec(
+        "rmq_rebalance_topic_cause_lag_messages",
+        Type::Gauge,
+        &["cluster", "consumer_group", "topic", "cause"],
+        "Messages not yet consumed on the topic's queues with each cause",
+    ),
+    spec(
         "rmq_rebalance_topic_flapping_queues",
         Type::Gauge,
         TOPIC,
