@@ -180,6 +180,13 @@ final class ListenerCalls {
             for (int from = 0; from < fresh.size(); from += batchMax) {
                 // False as well when the queue's current state is another generation than this one.
                 if (!consumable(mq, p)) {
+                    // Its lock lapsed (a renewal lost while the broker was out of reach, say): these
+                    // messages are dropped here, and the fetch has moved past them. Fetch again from
+                    // where the listener is, a little later, or a queue with no newer message (no
+                    // gap to notice) would never get them back while it stays this client's (seen
+                    // on a real broker: the tail of four queues unconsumed for minutes after a
+                    // 40 s silence, their locks renewed).
+                    puller.seek(mq, p.generation, p.next, () -> workers.forget(mq), QueuePuller.RETRY_AFTER_FAILURE_MS);
                     return;
                 }
                 List<MessageExt> call = fresh.subList(from, Math.min(fresh.size(), from + batchMax));

@@ -199,6 +199,15 @@ final class QueuePuller implements QueueWorkers.Fetching {
      * queue's fetch lock, before anything of the new epoch can be handed over.
      */
     void seek(MessageQueue mq, long generation, long offset, Runnable clear) {
+        seek(mq, generation, offset, clear, 0);
+    }
+
+    /**
+     * {@link #seek(MessageQueue, long, long, Runnable)} whose first pull waits {@code delayMs}: for
+     * a queue that cannot be consumed now (its lock lapsed, its broker fenced), whose fetched
+     * messages must be fetched again once it can, but not at the network's pace meanwhile.
+     */
+    void seek(MessageQueue mq, long generation, long offset, Runnable clear, long delayMs) {
         Fetch f = fetches.get(mq);
         if (f == null || f.generation != generation) {
             return;
@@ -212,7 +221,7 @@ final class QueuePuller implements QueueWorkers.Fetching {
             f.offset = offset;
             clear.run();
         }
-        schedule(f, 0);
+        schedule(f, Math.max(0, delayMs));
     }
 
     @Override

@@ -189,6 +189,24 @@ class QueuePullerTest {
     }
 
     @Test
+    void aDelayedSeekSendsItsPullOnlyAfterTheDelayFromTheListenersPosition() throws Exception {
+        // The listener could not consume what was fetched (its lock lapsed): fetch again from
+        // where it is, later, even if no newer message ever shows the gap.
+        puller.start(MQ, 1, 0, 0);
+        Sent parked = broker.next();
+        AtomicInteger cleared = new AtomicInteger();
+        puller.seek(MQ, 1, 7, cleared::incrementAndGet, 3_000);
+        assertEquals(1, cleared.get());
+        // The sentinel, started after the seek, is pulled first: the seek's pull waits.
+        nothingMoreFor();
+        parked.callback.onSuccess(found(0, 3));
+        Sent again = broker.next();
+        assertEquals(MQ, again.mq);
+        assertEquals(7, again.offset, "fetched again from the listener's position");
+        assertEquals(List.of(), handedOver, "the answer of the fetch before the seek");
+    }
+
+    @Test
     void aPausedQueueLandsItsPullAndSendsNoNextUntilResumed() throws Exception {
         puller.start(MQ, 1, 0, 0);
         Sent inFlight = broker.next();
