@@ -81,7 +81,11 @@ vg=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite,
 "${vg[@]}" "$out/test_diagnose"
 "${vg[@]}" "$out/test_engine"
 "${vg[@]}" "$out/test_engine_safety"
-"${vg[@]}" "$out/test_vectors" "$out/vectors.txt"
+# Every 8th vector case under memcheck, which runs them about 30x slower (61 s for all of them, 2 s
+# plain): every strategy and every kind of error still appears, and the whole file ran plain and
+# under ASan+UBSan with LeakSanitizer above.
+awk '/^case /{n++} n%8==1' "$out/vectors.txt" > "$out/vectors-sample.txt"
+"${vg[@]}" "$out/test_vectors" "$out/vectors-sample.txt" "$(grep -c '^case ' "$out/vectors-sample.txt")"
 
 echo "-- the README's C block is examples/c/allocate.c"
 python3 scripts/docs/check_readme_examples.py

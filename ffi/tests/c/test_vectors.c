@@ -280,8 +280,11 @@ static int run_case(const char *id, rmq_strategy *s, rmq_result built, const cha
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s VECTORS_TXT\n", argv[0]);
+    /* The fewest cases the file must hold: the whole file has thousands, so that a file that
+     * failed to load or convert is never a pass; a sample (valgrind's) states its own. */
+    int min_cases = argc == 3 ? atoi(argv[2]) : 2000;
+    if (argc != 2 && !(argc == 3 && min_cases > 0)) {
+        fprintf(stderr, "usage: %s VECTORS_TXT [MIN_CASES]\n", argv[0]);
         return 2;
     }
     FILE *f = fopen(argv[1], "r");
@@ -355,6 +358,6 @@ int main(int argc, char **argv) {
     free(config_params);
     free(typed);
     printf("%d vectors, %d agree with their answers (Java's; the core's for BALANCED_STICKY), config-built and typed\n", cases, agreed);
-    CHECK(cases > 2000);
+    CHECK(cases >= min_cases);
     return check_report("test_vectors");
 }
