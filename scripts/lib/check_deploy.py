@@ -1,7 +1,7 @@
 """Checks deploy/ with the real tools: promtool reads the metrics `watch` serves (0 findings), the
 rules (clean), runs the rule tests recorded from the alert e2e (deploy/prometheus/tests/, against
 the rules scaled to the 3 s rounds they were recorded at) and the hand-written ones (causes.test.yml,
-against the rules as shipped), and every expression of the Grafana dashboard and the KEDA example (each put into a
+against the rules as shipped; scaled.test.yml, against the same scaled rules), and every expression of the Grafana dashboard and the KEDA example (each put into a
 rules file of its own, which promtool parses); and every series an expression names is in the
 metric contract (docs/watch.md's table, which a Rust test holds to the code) or a recording rule.
 
@@ -26,6 +26,7 @@ KEDA = ROOT / "deploy/keda/scaledobject.yaml"
 RECORDED = ROOT / "deploy/prometheus/tests/recorded.test.json"
 RECORDED_INTERVAL = 3  # s: the alert e2e's rounds (tests/e2e/drivers/alerts.py)
 HAND_WRITTEN = ROOT / "deploy/prometheus/tests/causes.test.yml"
+HAND_WRITTEN_SCALED = ROOT / "deploy/prometheus/tests/scaled.test.yml"
 
 
 def contract() -> set[str]:
@@ -113,8 +114,9 @@ def main() -> None:
         Path(f.name).unlink()
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "rules.yml").write_text(scaled_rules(RECORDED_INTERVAL))
-        shutil.copy(RECORDED, d)
-        promtool(promtool_bin, "test", "rules", str(Path(d) / RECORDED.name))
+        for test in (RECORDED, HAND_WRITTEN_SCALED):
+            shutil.copy(test, d)
+            promtool(promtool_bin, "test", "rules", str(Path(d) / test.name))
     promtool(promtool_bin, "test", "rules", str(HAND_WRITTEN))
     recorded = json.loads(RECORDED.read_text())["tests"]
     text = served_metrics(rmq)
@@ -125,7 +127,7 @@ def main() -> None:
     checks = sum(len(t["promql_expr_test"]) for t in recorded)
     print(
         f"deploy/: {len(exprs)} expressions parse and name only contract series or recordings; rules clean; "
-        f"recorded rule tests: {len(recorded)} scenarios, {checks} checks pass; {HAND_WRITTEN.name} passes; served metrics: 0 promtool findings"
+        f"recorded rule tests: {len(recorded)} scenarios, {checks} checks pass; {HAND_WRITTEN.name} and {HAND_WRITTEN_SCALED.name} pass; served metrics: 0 promtool findings"
     )
 
 

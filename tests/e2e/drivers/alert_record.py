@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts/lib"))
 from scale_rules import alerts as rule_alerts  # noqa: E402
-from scale_rules import scaled_rules  # noqa: E402, F401  (for the alert e2e)
+from scale_rules import CLIENT_REBALANCE, scaled_rules  # noqa: E402, F401  (for the alert e2e)
 
 # What the rules read (their recording rules included): nothing else is recorded.
 READ = "topic_cause_queues|topic_cause_lag_messages|topic_lag_messages|topic_drainable_lag_messages|topic_stuck_lag_messages|owner_changes_total|group_members|topic_queues|topic_flapping_queues|group_up"

@@ -5,7 +5,8 @@ known ways; Prometheus's own HTTP API says which alerts fire.
 
 Driven by tests/e2e/run/alerts.sh. `watch` runs 3 s rounds; Prometheus scrapes it and evaluates the
 rules every 3 s. The rules are written for 30 s rounds, so each `for` is loaded scaled by 3/30
-(30s becomes 3s, 10m becomes 60s): the only change made to them. Six groups, each on its own topic,
+(10m becomes 60s), never below 20 s, the clients' own rebalance interval, which does not scale
+(30s becomes 20s; scripts/lib/scale_rules.py says why): the only change made to them. Six groups, each on its own topic,
 side by side:
 
   orphan   a Go orderly consumer holds all 16 queues; a Java orderly one joins. The Go client gives
@@ -46,7 +47,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from drivers.alert_record import scaled_rules, scenario_test, write_and_test
+from drivers.alert_record import CLIENT_REBALANCE, scaled_rules, scenario_test, write_and_test
 from drivers.inspect_liveness import GO_OURS, healthy_holding, poll
 from drivers.watch import Watch
 from fixtures.harness import Cluster, Processes, java, wait_for
@@ -132,8 +133,8 @@ class Prometheus:
 
 
 # When each scenario began stopping its group's consumers: its span ends there. Stopping them is not
-# the fault tested, and its alerts are true (the queues a leaving member gave up are held by nobody
-# for a moment while messages wait: RocketMQQueueOrphaned a round later).
+# the fault tested, and what it shows is true (the queues the last member gave up are held by
+# nobody while messages wait: RocketMQQueueOrphaned once that lasts its `for`).
 TEARDOWN = {}
 
 
@@ -272,8 +273,9 @@ def _roll(g, prom, stop):
     stop.set()
     sender.join()
     g.wait_consumed(FIRE_TIMEOUT)
-    # Alerts need `for` to pass: a fault the restart made would have fired by now, one round on.
-    time.sleep(4 * INTERVAL)
+    # Alerts need `for` to pass (at least CLIENT_REBALANCE, scaled): a fault the restart made would
+    # have fired by now, two rounds on.
+    time.sleep(CLIENT_REBALANCE + 2 * INTERVAL)
     firing = prom.firing(g.group)
     if firing:
         raise SystemExit(f"roll: alerts fire for a group rolled cleanly: {sorted(firing)}")
@@ -308,7 +310,10 @@ def main():
         print(f"NameServer + Broker 5.3.3 (own process) at {args.namesrv}", flush=True)
         w = Watch(args, args.state, interval=f"{INTERVAL}s", extra=["--strategy-of", GO_OURS])
         prom = Prometheus(str(Path(args.prometheus) / "prometheus"), args.state, w.addr)
-        print(f"watch at {w.addr}; Prometheus at {prom.addr} with {prom.rules_loaded()} rules, each `for` scaled by {INTERVAL}/30", flush=True)
+        print(
+            f"watch at {w.addr}; Prometheus at {prom.addr} with {prom.rules_loaded()} rules, each `for` scaled by {INTERVAL}/30, at least {CLIENT_REBALANCE} s",
+            flush=True,
+        )
         threads = [threading.Thread(target=run, args=(n,), name=n) for n in args.only]
         for t in threads:
             t.start()
