@@ -21,6 +21,8 @@ mapfile -t python_files < <(git ls-files '*.py')
 "$tools/bin/ruff" check --quiet "${python_files[@]}"
 "$tools/bin/ruff" format --check --quiet "${python_files[@]}"
 echo "ruff: ${#python_files[@]} Python files clean and formatted"
+# One release build of the core crate for every shipped artifact (unify/).
+python3 scripts/lib/check_unified.py
 scripts/lib/check-versions.sh
 # Small modules: no hand-written source file over 600 lines (the C header is generated).
 long=$(git ls-files '*.rs' '*.c' '*.h' '*.hpp' '*.cpp' '*.java' '*.py' '*.sh' '*.go' | grep -v '^include/rocketmq_rebalance.h$' \
