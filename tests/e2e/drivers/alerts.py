@@ -12,7 +12,7 @@ side by side:
   orphan   a Go orderly consumer holds all 16 queues; a Java orderly one joins. The Go client gives
            up the Java member's share without unlocking it, and Java takes a queue only once the
            broker grants its lock: nobody consumes that share until Go's locks lapse (at least 40 s),
-           and 300 messages are sent to the topic. Expected: RocketMQQueueOrphaned.
+           while messages are sent to the topic from before the join on. Expected: RocketMQQueueOrphaned.
   double   two Java processes with one instance name, so one client id: both compute the same share
            over the same member list and take it, every queue consumed twice.
            Expected: RocketMQQueueDoubleHeld.
@@ -45,6 +45,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 from drivers.alert_record import CLIENT_REBALANCE, scaled_rules, scenario_test, write_and_test
@@ -161,18 +162,44 @@ def wait_fired(prom, group, alert, fault_at):
     return (time.time() - fault_at) / INTERVAL
 
 
+@contextmanager
+def sending(g):
+    """Batches of messages to g's topic, one after another, until the block ends; a producer's
+    failure is raised there."""
+    stop, failed = threading.Event(), []
+
+    def keep_sending():
+        try:
+            while not stop.is_set():
+                g.produce()
+        except BaseException as e:  # a SystemExit names the producer's failure
+            failed.append(e)
+
+    sender = threading.Thread(target=keep_sending)
+    sender.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        sender.join()
+    if failed:
+        raise failed[0]
+
+
 def run_orphan(args, prom):
     with scenario_group(args, "orphan") as g:
         g.start_go("go1", "ours", mode="orderly")
         poll(g, "go1 holding and locking all 16 queues", healthy_holding("go1", g, QUEUES, True), 120, GO_OURS)
-        g.start_java("java1", "native", mode="orderly")
-        wait_for("go1 and java1 to see each other", lambda: g.view()[0] and len(g.view()[2]) == 2, 120, g.procs)
-        history = [json.loads(line) for line in (g.dir / "go1.held.log").read_text().splitlines()]
-        revoked_ms = next(r["at_ms"] for r in history if len(r["cids"]) == 2)
-        moved = len(g.holdings()["java1"]["queues"])
-        # The alert pages once messages wait on the queues nobody consumes.
-        g.produce()
-        rounds = wait_fired(prom, g.group, "RocketMQQueueOrphaned", revoked_ms / 1000)
+        # The alert pages once messages wait on the queues nobody consumes, for its `for`: they
+        # are sent from before the join on (go1 consumes them until it gives the queues up), since
+        # the queues stay orphaned only until go1's locks lapse, 40 to 60 s after the revoke.
+        with sending(g):
+            g.start_java("java1", "native", mode="orderly")
+            wait_for("go1 and java1 to see each other", lambda: g.view()[0] and len(g.view()[2]) == 2, 120, g.procs)
+            history = [json.loads(line) for line in (g.dir / "go1.held.log").read_text().splitlines()]
+            revoked_ms = next(r["at_ms"] for r in history if len(r["cids"]) == 2)
+            moved = len(g.holdings()["java1"]["queues"])
+            rounds = wait_fired(prom, g.group, "RocketMQQueueOrphaned", revoked_ms / 1000)
         return f"go1 gave up {moved} queues without unlocking them, {g.sent} messages sent: RocketMQQueueOrphaned {rounds:.1f} rounds after"
 
 
@@ -198,25 +225,11 @@ def run_down(args, prom):
         g.procs.freeze("java3")
         try:
             # Messages keep coming (to every queue), so that the frozen member's queues stop committing.
-            stop = threading.Event()
-            fired = {}
-
-            def watch_alert():
-                try:
-                    fired["rounds"] = wait_fired(prom, g.group, "RocketMQQueueMemberDown", fault_at)
-                finally:
-                    stop.set()
-
-            t = threading.Thread(target=watch_alert)
-            t.start()
-            while not stop.is_set():
-                g.produce()
-            t.join()
-            if "rounds" not in fired:
-                raise SystemExit("down: RocketMQQueueMemberDown did not fire")
+            with sending(g):
+                rounds = wait_fired(prom, g.group, "RocketMQQueueMemberDown", fault_at)
         finally:
             g.procs.thaw("java3")
-        return f"java3 frozen holding {held} queues while {g.sent} messages were sent: RocketMQQueueMemberDown {fired['rounds']:.1f} rounds after"
+        return f"java3 frozen holding {held} queues while {g.sent} messages were sent: RocketMQQueueMemberDown {rounds:.1f} rounds after"
 
 
 def run_slow(args, prom):
@@ -244,41 +257,25 @@ def run_gone(args, prom):
 
 
 def run_roll(args, prom):
-    stop = threading.Event()
     with scenario_group(args, "roll") as g:
-        try:
-            _roll(g, prom, stop)
-        finally:
-            stop.set()
+        g.start_java("old1", "native")
+        g.start_java("old2", "native")
+        g.settle("old1 and old2")
+        # Each replaced by a new one while messages flow.
+        with sending(g):
+            for old, new in (("old1", "new1"), ("old2", "new2")):
+                g.start_java(new, "native")
+                g.settle(f"{new} started")
+                g.stop(old)
+                g.settle(f"{old} shut down")
+        g.wait_consumed(FIRE_TIMEOUT)
+        # Alerts need `for` to pass (at least CLIENT_REBALANCE, scaled): a fault the restart made
+        # would have fired by now, two rounds on.
+        time.sleep(CLIENT_REBALANCE + 2 * INTERVAL)
+        firing = prom.firing(g.group)
+        if firing:
+            raise SystemExit(f"roll: alerts fire for a group rolled cleanly: {sorted(firing)}")
         return f"two consumers replaced one by one while {g.sent} messages were sent, all consumed: no alert"
-
-
-def _roll(g, prom, stop):
-    """Two consumers, each replaced by a new one while `stop` is not set and messages flow."""
-    g.start_java("old1", "native")
-    g.start_java("old2", "native")
-    g.settle("old1 and old2")
-
-    def keep_sending():
-        while not stop.is_set():
-            g.produce()
-
-    sender = threading.Thread(target=keep_sending)
-    sender.start()
-    for old, new in (("old1", "new1"), ("old2", "new2")):
-        g.start_java(new, "native")
-        g.settle(f"{new} started")
-        g.stop(old)
-        g.settle(f"{old} shut down")
-    stop.set()
-    sender.join()
-    g.wait_consumed(FIRE_TIMEOUT)
-    # Alerts need `for` to pass (at least CLIENT_REBALANCE, scaled): a fault the restart made would
-    # have fired by now, two rounds on.
-    time.sleep(CLIENT_REBALANCE + 2 * INTERVAL)
-    firing = prom.firing(g.group)
-    if firing:
-        raise SystemExit(f"roll: alerts fire for a group rolled cleanly: {sorted(firing)}")
 
 
 SCENARIOS = {"orphan": run_orphan, "double": run_double, "down": run_down, "slow": run_slow, "gone": run_gone, "roll": run_roll}
