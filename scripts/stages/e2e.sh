@@ -52,6 +52,9 @@ java_build=$!
 e2e_build go cluster49 spring
 wait "$java_build"
 echo "-- built in $((SECONDS - start)) s"
+# The test command runs its later stages beside the scenarios once everything is built: it waits
+# for this file (scripts/test-all.sh).
+[[ -z "${RMQ_E2E_BUILT:-}" ]] || touch "$RMQ_E2E_BUILT"
 
 # One lane: its scenarios in order, each into <work>/<name>.out with its time in <name>.time; a
 # lane stops at its first failure (the other lanes run on: their results are worth reading).

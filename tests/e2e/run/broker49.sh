@@ -14,4 +14,4 @@ source tests/e2e/run/common.sh
 e2e_build cluster49 cli java
 state=$(mktemp -d "${TMPDIR:-/tmp}/rmq-broker49.XXXXXX")
 run_driver "inspect 4.9.7 e2e" "$state" 30 e2e_python broker49 --cluster-cp "$(cat "$RMQ_E2E_BUILD/cluster49.cp")" \
-  --java-cp "$(cat "$RMQ_E2E_BUILD/java.cp")" --rmq-rebalance target/debug/rmq-rebalance --state "$state"
+  --java-cp "$(cat "$RMQ_E2E_BUILD/java.cp")" --rmq-rebalance "$RMQ_E2E_BUILD/rmq-rebalance" --state "$state"

@@ -17,7 +17,8 @@ e2e_build_dir() {
 }
 
 # Builds what the scenarios need, each part once per build folder (a part already built is kept):
-#   cli        target/debug/rmq-rebalance
+#   cli        target/debug/rmq-rebalance, copied to $RMQ_E2E_BUILD/rmq-rebalance (the scenarios run
+#              the copy: the test command's later stages run beside them and may build target/ again)
 #   java       the jars installed, and tests/e2e/java (the 5.x cluster, the Java process mains and the
 #              in-JVM real-broker tests) compiled: its classpath in $RMQ_E2E_BUILD/java.cp
 #   go         the Go test consumer (tests/e2e/go): $RMQ_E2E_BUILD/go-consumer
@@ -31,7 +32,7 @@ e2e_build() {
   for part in "$@"; do
     [[ -f "$RMQ_E2E_BUILD/$part.done" ]] && continue
     case $part in
-      cli) cargo build --locked -q -p rocketmq-rebalance-cli ;;
+      cli) cargo build --locked -q -p rocketmq-rebalance-cli && cp target/debug/rmq-rebalance "$RMQ_E2E_BUILD/rmq-rebalance" ;;
       java)
         e2e_install_jar
         mvn -B -q -f tests/e2e/java/pom.xml test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$RMQ_E2E_BUILD/java.deps"
@@ -139,5 +140,5 @@ run_group_driver() {
   local state
   state=$(mktemp -d "${TMPDIR:-/tmp}/$prefix.XXXXXX")
   run_driver "$name" "$state" 20 e2e_python "$driver" --java-cp "$(cat "$RMQ_E2E_BUILD/java.cp")" --go-consumer "$RMQ_E2E_BUILD/go-consumer" \
-    --rmq-rebalance target/debug/rmq-rebalance --state "$state" "$@"
+    --rmq-rebalance "$RMQ_E2E_BUILD/rmq-rebalance" --state "$state" "$@"
 }

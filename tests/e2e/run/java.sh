@@ -21,7 +21,7 @@ rm -rf "$reports"
 # may be running from at this moment; a lifecycle build here could compile them again under them.
 rc=0
 # The CLI the tests run (inspect against a broker with ACL).
-mvn -B -q -f tests/e2e/java/pom.xml surefire:test -Drmq.rebalance.cli="$root/target/debug/rmq-rebalance" || rc=$?
+mvn -B -q -f tests/e2e/java/pom.xml surefire:test -Drmq.rebalance.cli="$RMQ_E2E_BUILD/rmq-rebalance" || rc=$?
 python3 scripts/lib/surefire_summary.py "$reports"
 # -Xcheck:jni writes to the forked JVM's native stderr, which surefire keeps in *.dumpstream.
 if grep -h -E "WARNING|FATAL ERROR" "$reports"/*.dumpstream 2>/dev/null | sort | uniq -c | head -20 | grep .; then

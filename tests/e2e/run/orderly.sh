@@ -14,4 +14,4 @@ cd "$root"
 source tests/e2e/run/common.sh
 
 e2e_build cli
-run_java_driver "orderly e2e" rmq-orderly orderly --rmq-rebalance target/debug/rmq-rebalance
+run_java_driver "orderly e2e" rmq-orderly orderly --rmq-rebalance "$RMQ_E2E_BUILD/rmq-rebalance"
