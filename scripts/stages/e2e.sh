@@ -31,7 +31,7 @@ source tests/e2e/run/common.sh
 # is safe): multi-broker (two broker names with master and slave, partitions, a master's kill, a
 # rolling restart: about 10 minutes, 13 JVMs) and release (the x86_64 release artifacts built and
 # tested as installed: no broker, but about 930 CPU-seconds of compiling).
-lanes=("faults alerts orderly inspect-liveness broker49 stale-request" "watch mixed-go soak java spring")
+lanes=("faults alerts orderly inspect-liveness stale-request" "watch mixed-go soak java spring broker49")
 if [[ $# -gt 0 ]]; then
   for s in "$@"; do [[ -f tests/e2e/run/$s.sh ]] || { echo "no scenario '$s' (tests/e2e/run/*.sh)" >&2; exit 2; }; done
   lanes=("$*")

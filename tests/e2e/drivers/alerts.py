@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """The shipped alert rules (deploy/prometheus/rmq-rebalance.rules.yml) in a real Prometheus,
 scraping a real `rmq-rebalance watch` of a real NameServer and Broker, while groups go wrong in
-known ways; Prometheus's own HTTP API says which alerts fire.
+known ways, one alert each (every alert shipped but RocketMQOrderlyLockWait: docs/watch.md says
+why); Prometheus's own HTTP API says which alerts fire.
 
 Driven by tests/e2e/run/alerts.sh. `watch` runs 3 s rounds; Prometheus scrapes it and evaluates the
 rules every 3 s. The rules are written for 30 s rounds, so each `for` is loaded scaled by 3/30
 (10m becomes 60s), never below 20 s, the clients' own rebalance interval, which does not scale
-(30s becomes 20s; scripts/lib/scale_rules.py says why): the only change made to them. Six groups, each on its own topic,
-side by side:
+(30s becomes 20s; scripts/lib/scale_rules.py says why): the only change made to them. Ten groups, each on its own topic,
+side by side, then the whole cluster frozen:
 
   orphan   a Go orderly consumer holds all 16 queues; a Java orderly one joins. The Go client gives
            up the Java member's share without unlocking it, and Java takes a queue only once the
@@ -28,6 +29,21 @@ side by side:
   roll     two Java consumers through a rolling restart as a deployment does it (a new instance
            starts, the group settles, an old one shuts down, twice) while a producer keeps sending.
            Expected: nothing.
+  idle     a Go consumer whose one consume goroutine hangs in its listener; 40 messages to each of
+           queues 0 and 1 fill their hand-over channels and block those queues' pull loops (the
+           inspect liveness e2e's `idle`). Expected: RocketMQQueueNotPulled.
+  disagree two Go consumers on rocketmq-client-go's own consistent hash, which `watch` is told runs
+           Java's (--strategy-of, as for the Go consumers on ours): each queue held once, but many
+           by the member Java's hash does not name. Expected: RocketMQOwnershipDisagrees.
+  rewind   a Java consumer that has consumed a batch; another process (StaleCommitMain) keeps
+           committing offset 0 for queue 0, as a member that lost the queue and still commits.
+           Expected: RocketMQQueueRewind.
+  flap     a Java consumer, and a second one in a crash loop: started, killed (SIGKILL) once it
+           holds its share, started again, each time under a client id that sorts first so that it
+           takes the same queues. Expected: RocketMQQueueFlapping.
+  unread   once every scenario above has ended, the NameServer and Broker frozen (SIGSTOP): `watch`
+           cannot read any group. Expected, for the rolled group (all consumed, so nothing else):
+           RocketMQWatchCannotRead.
 
 Checked: each group's expected alert fires (waited for with a generous bound), and the alerts that
 fired for it while its scenario ran (Prometheus's ALERTS series over that span, so none is missed
@@ -39,6 +55,7 @@ rounds of its condition (plus its `for`), none for the rolled group (tests/e2e/d
 import json
 import math
 import shutil
+import signal
 import socket
 import subprocess
 import threading
@@ -65,7 +82,13 @@ EXPECTED = {
     "GID_ALERT_SLOW": {"RocketMQConsumerSlow"},
     "GID_ALERT_GONE": {"RocketMQGroupOffline"},
     "GID_ALERT_ROLL": set(),
+    "GID_ALERT_IDLE": {"RocketMQQueueNotPulled"},
+    "GID_ALERT_DISAGREE": {"RocketMQOwnershipDisagrees"},
+    "GID_ALERT_REWIND": {"RocketMQQueueRewind"},
+    "GID_ALERT_FLAP": {"RocketMQQueueFlapping"},
 }
+# The frozen cluster is judged on the rolled group: it ended with nothing waiting and no member.
+UNREAD_GROUP, UNREAD_ALERT = "GID_ALERT_ROLL", "RocketMQWatchCannotRead"
 
 
 def free_port():
@@ -186,6 +209,15 @@ def sending(g):
         raise failed[0]
 
 
+def send_at_once(args, g, count, *queues):
+    """count messages to g's topic in one producer run, to the given queue ids only if any."""
+    only = [",".join(map(str, queues))] if queues else []
+    cmd = java(args.java_cp, "ProducerMain", args.namesrv, g.topic, 0, count, g.dir / "sent", *only, log_root=g.dir / "logs")
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise SystemExit(f"{g.dir.name}: the producer failed:\n" + done.stdout + done.stderr)
+
+
 def run_orphan(args, prom):
     with scenario_group(args, "orphan") as g:
         g.start_go("go1", "ours", mode="orderly")
@@ -236,10 +268,7 @@ def run_slow(args, prom):
     with scenario_group(args, "slow") as g:
         g.start_java("slow1", "native", mode="slow")
         g.settle("slow1 alone")
-        cmd = java(args.java_cp, "ProducerMain", args.namesrv, g.topic, 0, SLOW_MESSAGES, g.dir / "sent", log_root=g.dir / "logs")
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        if done.returncode != 0:
-            raise SystemExit("slow: the producer failed:\n" + done.stdout + done.stderr)
+        send_at_once(args, g, SLOW_MESSAGES)
         rounds = wait_fired(prom, g.group, "RocketMQConsumerSlow", time.time())
         return f"{SLOW_MESSAGES} messages to a listener taking 5 s each: RocketMQConsumerSlow {rounds:.1f} rounds after the send"
 
@@ -278,7 +307,97 @@ def run_roll(args, prom):
         return f"two consumers replaced one by one while {g.sent} messages were sent, all consumed: no alert"
 
 
-SCENARIOS = {"orphan": run_orphan, "double": run_double, "down": run_down, "slow": run_slow, "gone": run_gone, "roll": run_roll}
+def run_idle(args, prom):
+    with scenario_group(args, "idle") as g:
+        g.start_go("go2", "ours", mode="hang")
+        poll(g, "go2 holding every queue", healthy_holding("go2", g, QUEUES, False), 120, GO_OURS)
+        starved = [0, 1]
+        send_at_once(args, g, 40 * len(starved), *starved)
+        # The rule's own clock: a queue is not_pulled once its last pull is 60 s old, then `for`.
+        rounds = wait_fired(prom, g.group, "RocketMQQueueNotPulled", time.time())
+        return f"go2's listener hung with 40 messages on each of queues {starved}: RocketMQQueueNotPulled {rounds:.1f} rounds after the send"
+
+
+def run_disagree(args, prom):
+    with scenario_group(args, "disagree") as g:
+        g.start_go("goc1", "goclient")
+        g.start_go("goc2", "goclient")
+        g.settle("goc1 and goc2")
+        fault_at = time.time()
+        rounds = wait_fired(prom, g.group, "RocketMQOwnershipDisagrees", fault_at)
+        return f"two Go consumers on rocketmq-client-go's consistent hash, watched as Java's: RocketMQOwnershipDisagrees {rounds:.1f} rounds after they settled"
+
+
+def run_rewind(args, prom):
+    with scenario_group(args, "rewind") as g:
+        g.start_java("java7", "native")
+        g.settle("java7 alone")
+        g.produce()
+        g.wait_consumed(FIRE_TIMEOUT)
+        g.procs.spawn("stale", java(args.java_cp, "StaleCommitMain", args.namesrv, g.group, g.topic, 0, 0, g.dir, log_root=g.dir / "logs"))
+        began = g.dir / "stale.began"
+        wait_for("the broker to take the stale commit", began.exists, 120, every=0.2)
+        rounds = wait_fired(prom, g.group, "RocketMQQueueRewind", int(began.read_text()) / 1000)
+        return f"offset 0 committed again and again for queue 0 after {g.sent} messages were consumed: RocketMQQueueRewind {rounds:.1f} rounds after the first"
+
+
+def run_flap(args, prom):
+    with scenario_group(args, "flap") as g:
+        # Client ids sort by instance name: the crashing one ("a-...") is always first, so under
+        # AVG it takes queues 0-7 each time, and those change owner twice a cycle.
+        g.start_java("steady", "native", instance="b-steady")
+        g.settle("steady alone")
+        fault_at, stop, failed, cycles = time.time(), threading.Event(), [], [0]
+
+        def crash_loop():
+            try:
+                while not stop.is_set():
+                    cycles[0] += 1
+                    name = f"crash{cycles[0]}"
+                    g.start_java(name, "native", instance=f"a-crash{cycles[0]}")
+                    wait_for(f"{name} to take its share", lambda n=name: g.holdings().get(n, {}).get("queues"), 120, g.procs)
+                    time.sleep(INTERVAL + 1)  # a round of `watch` sees it
+                    g.procs.kill(name)
+                    wait_for("steady to take every queue back", lambda: len(g.holdings()["steady"]["queues"]) == QUEUES, 120, g.procs)
+                    time.sleep(INTERVAL + 1)
+            except BaseException as e:  # a SystemExit names what failed
+                failed.append(e)
+
+        looping = threading.Thread(target=crash_loop)
+        looping.start()
+        try:
+            rounds = wait_fired(prom, g.group, "RocketMQQueueFlapping", fault_at)
+        finally:
+            stop.set()
+            looping.join()
+        if failed:
+            raise failed[0]
+        return f"a member started and killed {cycles[0]} times: RocketMQQueueFlapping {rounds:.1f} rounds after the first start"
+
+
+def run_unread(cluster, prom):
+    """The cluster frozen once the scenarios are over: (rounds to the alert, the span)."""
+    began = time.time()
+    cluster.proc.send_signal(signal.SIGSTOP)
+    try:
+        rounds = wait_fired(prom, UNREAD_GROUP, UNREAD_ALERT, began)
+    finally:
+        cluster.proc.send_signal(signal.SIGCONT)
+    return rounds, (began, time.time())
+
+
+SCENARIOS = {
+    "orphan": run_orphan,
+    "double": run_double,
+    "down": run_down,
+    "slow": run_slow,
+    "gone": run_gone,
+    "roll": run_roll,
+    "idle": run_idle,
+    "disagree": run_disagree,
+    "rewind": run_rewind,
+    "flap": run_flap,
+}
 
 
 def main():
@@ -329,6 +448,13 @@ def main():
         if wrong or strays:
             raise SystemExit(f"alerts that fired in a scenario (fired, expected): {wrong}; for no group of the test: {strays}")
         tests = [scenario_test(prom, n, f"GID_ALERT_{n.upper()}", *spans[n], expected[n], prom.rules.read_text(), INTERVAL) for n in args.only]
+        if UNREAD_GROUP in (f"GID_ALERT_{n.upper()}" for n in args.only):
+            rounds, span = run_unread(cluster, prom)
+            fired_unread = prom.fired_since(*span).get(UNREAD_GROUP, set())
+            if fired_unread != {UNREAD_ALERT}:
+                raise SystemExit(f"unread: with the cluster frozen, {UNREAD_GROUP} fired {sorted(fired_unread)}, expected only {UNREAD_ALERT}")
+            print(f"  unread: NameServer and Broker frozen: {UNREAD_ALERT} {rounds:.1f} rounds after", flush=True)
+            tests.append(scenario_test(prom, "unread", UNREAD_GROUP, *span, {UNREAD_ALERT}, prom.rules.read_text(), INTERVAL))
         print("  " + write_and_test(str(Path(args.prometheus) / "promtool"), prom.dir / RECORDED.name, tests, prom.rules, INTERVAL), flush=True)
         if args.record:
             shutil.copy(prom.dir / RECORDED.name, RECORDED)
