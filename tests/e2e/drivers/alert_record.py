@@ -16,6 +16,7 @@ deploy/prometheus/tests/ in every test command, with no cluster.
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -99,7 +100,11 @@ def scenario_test(prom, name, group, began, ended, expected, rules_text, interva
 
 def write_and_test(promtool, out, tests, rules_file, interval):
     """Writes the test file beside a copy of the scaled rules and runs promtool on it."""
-    out.write_text(json.dumps({"rule_files": [rules_file.name], "evaluation_interval": f"{interval}s", "tests": tests}, indent=1) + "\n")
+    # The groups in the rules file's order (records first): without an order promtool evaluates a
+    # tick's groups in a random one, and an alert on a recording would see it a round late.
+    order = re.findall(r"^\s+- name: (\S+)$", rules_file.read_text(), re.M)
+    record = {"rule_files": [rules_file.name], "evaluation_interval": f"{interval}s", "group_eval_order": order, "tests": tests}
+    out.write_text(json.dumps(record, indent=1) + "\n")
     r = subprocess.run([promtool, "test", "rules", out.name], cwd=out.parent, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"promtool test rules {out} failed:\n{r.stdout}{r.stderr}")
