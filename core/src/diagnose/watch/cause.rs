@@ -120,7 +120,12 @@ impl<'a> Evidence<'a> {
             return Some(Cause::DoubleHeld);
         }
         if has(FindingKind::Orphaned) {
-            let owner_gone = self.offline || (!last_owner.is_empty() && last_owner.iter().any(|o| !self.answering(o)));
+            // Whose queue went with its member: the one last seen holding it, or the one whose own
+            // strategy gives it the queue. The second is a member that stopped answering before any
+            // round saw what it took (frozen right after a join): its share was last seen with the
+            // member that handed it over, which still answers, but nobody gave the share up.
+            let silent = |ids: &[String]| ids.iter().any(|o| !self.answering(o));
+            let owner_gone = self.offline || silent(last_owner) || silent(&row.expected);
             return Some(if owner_gone { Cause::MemberDown } else { Cause::Orphaned });
         }
         if has(FindingKind::OrderlyLockStuck) {

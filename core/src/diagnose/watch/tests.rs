@@ -120,9 +120,20 @@ fn round(at: i64, members: &[&str], held: &[(&str, &[i32])], offsets: [(i64, i64
         offsets: offsets.iter().enumerate().map(|(i, &(c, b))| QueueOffsets { queue: q(i as i32), consumer_offset: c, broker_offset: b }).collect(),
         ..Snapshot::default()
     };
-    let avg = |_: &str| Some(Named::from_strategy(Arc::new(Averagely)));
     let d = diagnose(&snapshot, &avg);
     (snapshot, d)
+}
+
+/// `s` with `id` connected but not answering for its running info, judged again (AVG).
+fn silent(mut s: Snapshot, id: &str) -> (Snapshot, Diagnosis) {
+    s.clients.push(ClientState { client_id: id.into(), running: None, error: Some("timeout".into()) });
+    let d = diagnose(&s, &avg);
+    (s, d)
+}
+
+/// Every member on AVG.
+fn avg(_: &str) -> Option<Named> {
+    Some(Named::from_strategy(Arc::new(Averagely)))
 }
 
 fn verdict_of(v: &GroupVerdict, id: i32) -> &QueueVerdict {
@@ -186,10 +197,7 @@ fn a_queue_whose_holder_went_silent_is_member_down_and_an_unlocked_orderly_one_w
     let (s, d) = round(0, &["a@1", "b@1"], &[("a@1", &[0, 1]), ("b@1", &[2, 3])], [(0, 5); 4]);
     watch.observe(&s, &d);
     // b@1 stays connected but does not answer: its queues are held by nobody anyone can see.
-    let (mut s, _) = round(30_000, &["a@1", "b@1"], &[("a@1", &[0, 1])], [(0, 5); 4]);
-    s.clients.push(ClientState { client_id: "b@1".into(), running: None, error: Some("timeout".into()) });
-    let avg = |_: &str| Some(Named::from_strategy(Arc::new(Averagely)));
-    let d = diagnose(&s, &avg);
+    let (s, d) = silent(round(30_000, &["a@1", "b@1"], &[("a@1", &[0, 1])], [(0, 5); 4]).0, "b@1");
     let v = watch.observe(&s, &d);
     assert_eq!(verdict_of(&v, 2).cause, Some(Cause::MemberDown));
     assert_eq!(verdict_of(&v, 0).cause, None);
@@ -208,6 +216,23 @@ fn a_queue_whose_holder_went_silent_is_member_down_and_an_unlocked_orderly_one_w
 }
 
 #[test]
+fn a_share_whose_new_member_went_silent_before_a_round_saw_it_held_is_member_down() {
+    // a@1 alone holds 0-3; b@1 joins and a@1 hands it 2 and 3 (AVG over [a@1, b@1]), but b@1
+    // freezes before any round reads what it took: 2 and 3 were last seen with a@1, which answers.
+    let mut watch = GroupWatch::new(WatchRules::default());
+    let (s, d) = round(0, &["a@1"], &[("a@1", &[0, 1, 2, 3])], [(0, 5); 4]);
+    watch.observe(&s, &d);
+    let (s, d) = silent(round(30_000, &["a@1", "b@1"], &[("a@1", &[0, 1])], [(0, 5); 4]).0, "b@1");
+    let v = watch.observe(&s, &d);
+    assert_eq!(verdict_of(&v, 2).cause, Some(Cause::MemberDown), "b@1's share, b@1 silent");
+    assert_eq!(verdict_of(&v, 3).cause, Some(Cause::MemberDown));
+    // The same share with b@1 answering and holding nothing: a@1 handed it over and nobody took it.
+    let (s, d) = round(60_000, &["a@1", "b@1"], &[("a@1", &[0, 1]), ("b@1", &[])], [(0, 5); 4]);
+    let v = watch.observe(&s, &d);
+    assert_eq!(verdict_of(&v, 2).cause, Some(Cause::Orphaned), "b@1 answers: nobody holds its share");
+}
+
+#[test]
 fn what_a_duplicated_id_holds_is_double_held_and_the_share_it_leaves_is_orphaned() {
     // Two processes are a@1. AVG over the sorted list [a@1, a@1, b@1] gives a@1 (index 0) queues
     // 0 and 1, the second a@1 slot queue 2 and b@1 queue 3; both a@1 processes take 0 and 1 (the
@@ -216,7 +241,6 @@ fn what_a_duplicated_id_holds_is_double_held_and_the_share_it_leaves_is_orphaned
     let (mut s, _) = round(0, &["a@1", "a@1", "b@1"], &[("a@1", &[0, 1]), ("b@1", &[3])], [(0, 5); 4]);
     s.clients.truncate(2);
     s.connections[1].client_addr = "a@1:2".into();
-    let avg = |_: &str| Some(Named::from_strategy(Arc::new(Averagely)));
     let d = diagnose(&s, &avg);
     let v = watch.observe(&s, &d);
     let causes: Vec<_> = (0..4).map(|i| verdict_of(&v, i).cause).collect();
