@@ -22,7 +22,7 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tests/e2e/run/common.sh
 source tests/e2e/run/common.sh
 
-# Two lanes, balanced by the scenario times in docs/test-times.json (about 19 minutes each on 2
+# Two lanes, balanced by the scenario times in docs/test-times.json (about 18 minutes each on 2
 # cores), every scenario with its own cluster. Not more: the scenarios mostly wait, but their JVMs
 # are not free (a third lane of brokers put the load average at 17 and the faults scenario's
 # broker restart at 70 s, past the clients' 30 s lease it needs). faults restarts its broker in its
