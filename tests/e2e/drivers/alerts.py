@@ -1,13 +1,12 @@
 #!/usr/bin/env python3
 """The shipped alert rules (deploy/prometheus/rmq-rebalance.rules.yml) in a real Prometheus,
 scraping a real `rmq-rebalance watch` of a real NameServer and Broker, while groups go wrong in
-known ways, one alert each (every alert shipped but RocketMQOrderlyLockWait: docs/watch.md says
-why); Prometheus's own HTTP API says which alerts fire.
+known ways, one alert each; Prometheus's own HTTP API says which alerts fire.
 
 Driven by tests/e2e/run/alerts.sh. `watch` runs 3 s rounds; Prometheus scrapes it and evaluates the
 rules every 3 s. The rules are written for 30 s rounds, so each `for` is loaded scaled by 3/30
 (10m becomes 60s), never below 20 s, the clients' own rebalance interval, which does not scale
-(30s becomes 20s; scripts/lib/scale_rules.py says why): the only change made to them. Ten groups, each on its own topic,
+(30s becomes 20s; scripts/lib/scale_rules.py says why): the only change made to them. Eleven groups, each on its own topic,
 side by side, then the whole cluster frozen:
 
   orphan   a Go orderly consumer holds all 16 queues; a Java orderly one joins. The Go client gives
@@ -86,6 +85,7 @@ EXPECTED = {
     "GID_ALERT_DISAGREE": {"RocketMQOwnershipDisagrees"},
     "GID_ALERT_REWIND": {"RocketMQQueueRewind"},
     "GID_ALERT_FLAP": {"RocketMQQueueFlapping"},
+    "GID_ALERT_LOCKWAIT": {"RocketMQOrderlyLockWait"},
 }
 # The frozen cluster is judged on the rolled group: it ended with nothing waiting and no member.
 UNREAD_GROUP, UNREAD_ALERT = "GID_ALERT_ROLL", "RocketMQWatchCannotRead"
@@ -375,6 +375,25 @@ def run_flap(args, prom):
         return f"a member started and killed {cycles[0]} times: RocketMQQueueFlapping {rounds:.1f} rounds after the first start"
 
 
+def run_lockwait(args, prom):
+    with scenario_group(args, "lockwait") as g:
+        g.start_java("java8", "native", mode="orderly")
+        g.settle("java8 alone")
+        victim = g.holdings()["java8"]["client_id"]
+        hog = java(args.java_cp, "LockHogMain", args.namesrv, g.group, g.topic, 0, g.dir, victim, log_root=g.dir / "logs")
+        # Messages keep coming, so that the queue's wait shows as lag too (stuck_lag).
+        with sending(g):
+            g.procs.spawn("hog", hog)
+            granted = g.dir / "hog.granted"
+            wait_for("the hog to be granted queue 0's lock", granted.exists, 120, g.procs, every=0.2)
+            # The consumer learns it at its next lock renewal (every 20 s), then the rule's `for`.
+            rounds = wait_fired(prom, g.group, "RocketMQOrderlyLockWait", int(granted.read_text()) / 1000)
+            # Ended before the group: once the lock lapses java8 takes it back, and its own shutdown
+            # is not this scenario's fault.
+            g.procs.terminate("hog", 30)
+        return f"queue 0's lock taken from java8 by another client, {g.sent} messages sent: RocketMQOrderlyLockWait {rounds:.1f} rounds after the grant"
+
+
 def run_unread(cluster, prom):
     """The cluster frozen once the scenarios are over: (rounds to the alert, the span)."""
     began = time.time()
@@ -397,6 +416,7 @@ SCENARIOS = {
     "disagree": run_disagree,
     "rewind": run_rewind,
     "flap": run_flap,
+    "lockwait": run_lockwait,
 }
 
 

@@ -10,6 +10,7 @@ import java.util.Set;
 import org.apache.rocketmq.client.impl.MQClientAPIImpl;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.remoting.protocol.body.LockBatchRequestBody;
+import org.apache.rocketmq.remoting.protocol.body.UnlockBatchRequestBody;
 import org.apache.rocketmq.remoting.protocol.route.BrokerData;
 import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
@@ -18,19 +19,25 @@ import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
  * Another process that takes an orderly queue's broker lock the moment it is free, and keeps
  * renewing it: what a consumer frozen past the broker's lock expiry (a long GC pause, a stopped
  * container) finds when it wakes up, for the inspect liveness test
- * ({@code orderly_lock_stuck}). {@code LockHogMain <namesrv> <group> <topic> <queue-id> <state-dir>}
- * asks for the lock of that queue on the topic's first broker every 500 ms, under its own client
- * id, and writes {@code hog.granted} (the wall-clock time of the first grant) once the broker grants
- * it. It is not a member of the group: no heartbeat, no rebalance. SIGTERM ends it; the lock then
- * lapses after the broker's expiry (60 s).
+ * ({@code orderly_lock_stuck}). {@code LockHogMain <namesrv> <group> <topic> <queue-id> <state-dir>
+ * [<victim-client-id>]} asks for the lock of that queue on the topic's first broker every 500 ms,
+ * under its own client id, and writes {@code hog.granted} (the wall-clock time of the first grant)
+ * once the broker grants it. It is not a member of the group: no heartbeat, no rebalance. SIGTERM
+ * ends it; the lock then lapses after the broker's expiry (60 s).
+ *
+ * <p>With a victim, each request while the hog does not hold the lock is preceded by an unlock
+ * under the victim's client id (the broker removes a lock entry for whichever client id the request
+ * names): the lock is taken from a consumer that keeps running, as the broker's expiry would take
+ * it from one paused for 60 s, without pausing it. A consumer frozen that long on a busy machine
+ * times out its own lock requests once thawed and gives the queue up instead (the alert e2e).
  */
 public final class LockHogMain {
     private LockHogMain() {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 5) {
-            System.err.println("usage: LockHogMain <namesrv> <group> <topic> <queue-id> <state-dir>");
+        if (args.length != 5 && args.length != 6) {
+            System.err.println("usage: LockHogMain <namesrv> <group> <topic> <queue-id> <state-dir> [<victim-client-id>]");
             System.exit(2);
         }
         String group = args[1];
@@ -51,11 +58,22 @@ public final class LockHogMain {
             body.setClientId("lock-hog@" + ProcessHandle.current().pid());
             body.setMqSet(Collections.singleton(mq));
             MQClientAPIImpl api = admin.getDefaultMQAdminExtImpl().getMqClientInstance().getMQClientAPIImpl();
-            System.out.println("asking for the lock of " + mq + " at " + addr + " as " + body.getClientId());
+            UnlockBatchRequestBody steal = null;
+            if (args.length == 6) {
+                steal = new UnlockBatchRequestBody();
+                steal.setConsumerGroup(group);
+                steal.setClientId(args[5]);
+                steal.setMqSet(Collections.singleton(mq));
+            }
+            System.out.println("asking for the lock of " + mq + " at " + addr + " as " + body.getClientId()
+                + (steal == null ? "" : ", unlocking it as " + args[5] + " first"));
             boolean held = false;
             while (true) {
                 Set<MessageQueue> ok;
                 try {
+                    if (steal != null && !held) {
+                        api.unlockBatchMQ(addr, steal, 3_000, false);
+                    }
                     ok = api.lockBatchMQ(addr, body, 3_000);
                 } catch (Exception e) {
                     System.out.println("lock request failed: " + e);
