@@ -1,19 +1,13 @@
 package io.github.rocketmqrebalance.cluster;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Collections;
 import java.util.Set;
 
-import org.apache.rocketmq.client.impl.MQClientAPIImpl;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.remoting.protocol.body.LockBatchRequestBody;
 import org.apache.rocketmq.remoting.protocol.body.UnlockBatchRequestBody;
-import org.apache.rocketmq.remoting.protocol.route.BrokerData;
-import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
-import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 
 /**
  * Another process that takes an orderly queue's broker lock the moment it is free, and keeps
@@ -44,20 +38,12 @@ public final class LockHogMain {
         String topic = args[2];
         int queueId = Integer.parseInt(args[3]);
         Path granted = Paths.get(args[4]).resolve("hog.granted");
-        DefaultMQAdminExt admin = new DefaultMQAdminExt(15_000);
-        admin.setNamesrvAddr(args[0]);
-        admin.setInstanceName("lock-hog-" + ProcessHandle.current().pid());
-        admin.start();
-        try {
-            TopicRouteData route = admin.examineTopicRouteInfo(topic);
-            BrokerData broker = route.getBrokerDatas().get(0);
-            String addr = broker.selectBrokerAddr();
-            MessageQueue mq = new MessageQueue(topic, broker.getBrokerName(), queueId);
+        try (Outsider out = Outsider.start(args[0], "lock-hog", topic)) {
+            MessageQueue mq = new MessageQueue(topic, out.broker.getBrokerName(), queueId);
             LockBatchRequestBody body = new LockBatchRequestBody();
             body.setConsumerGroup(group);
             body.setClientId("lock-hog@" + ProcessHandle.current().pid());
             body.setMqSet(Collections.singleton(mq));
-            MQClientAPIImpl api = admin.getDefaultMQAdminExtImpl().getMqClientInstance().getMQClientAPIImpl();
             UnlockBatchRequestBody steal = null;
             if (args.length == 6) {
                 steal = new UnlockBatchRequestBody();
@@ -65,33 +51,31 @@ public final class LockHogMain {
                 steal.setClientId(args[5]);
                 steal.setMqSet(Collections.singleton(mq));
             }
-            System.out.println("asking for the lock of " + mq + " at " + addr + " as " + body.getClientId()
+            System.out.println("asking for the lock of " + mq + " at " + out.addr + " as " + body.getClientId()
                 + (steal == null ? "" : ", unlocking it as " + args[5] + " first"));
             boolean held = false;
             while (true) {
                 Set<MessageQueue> ok;
                 try {
                     if (steal != null && !held) {
-                        api.unlockBatchMQ(addr, steal, 3_000, false);
+                        out.api.unlockBatchMQ(out.addr, steal, 3_000, false);
                     }
-                    ok = api.lockBatchMQ(addr, body, 3_000);
+                    ok = out.api.lockBatchMQ(out.addr, body, 3_000);
                 } catch (Exception e) {
                     System.out.println("lock request failed: " + e);
-                    Thread.sleep(500);
+                    Thread.sleep(Outsider.EVERY_MS);
                     continue;
                 }
                 if (ok.contains(mq) && !held) {
                     held = true;
-                    Files.write(granted, Long.toString(System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8));
+                    Outsider.stamp(granted);
                     System.out.println("granted");
                 } else if (!ok.contains(mq) && held) {
                     held = false;
                     System.out.println("lost");
                 }
-                Thread.sleep(500);
+                Thread.sleep(Outsider.EVERY_MS);
             }
-        } finally {
-            admin.shutdown();
         }
     }
 }

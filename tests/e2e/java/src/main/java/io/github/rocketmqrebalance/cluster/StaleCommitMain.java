@@ -1,15 +1,9 @@
 package io.github.rocketmqrebalance.cluster;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 
-import org.apache.rocketmq.client.impl.MQClientAPIImpl;
 import org.apache.rocketmq.remoting.protocol.header.UpdateConsumerOffsetRequestHeader;
-import org.apache.rocketmq.remoting.protocol.route.BrokerData;
-import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
-import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 
 /**
  * A process that keeps committing an old offset for one queue of a group, as a member that lost
@@ -36,37 +30,27 @@ public final class StaleCommitMain {
         int queueId = Integer.parseInt(args[3]);
         long offset = Long.parseLong(args[4]);
         Path began = Paths.get(args[5]).resolve("stale.began");
-        DefaultMQAdminExt admin = new DefaultMQAdminExt(15_000);
-        admin.setNamesrvAddr(args[0]);
-        admin.setInstanceName("stale-commit-" + ProcessHandle.current().pid());
-        admin.start();
-        try {
-            TopicRouteData route = admin.examineTopicRouteInfo(topic);
-            BrokerData broker = route.getBrokerDatas().get(0);
-            String addr = broker.selectBrokerAddr();
+        try (Outsider out = Outsider.start(args[0], "stale-commit", topic)) {
             UpdateConsumerOffsetRequestHeader header = new UpdateConsumerOffsetRequestHeader();
             header.setConsumerGroup(group);
             header.setTopic(topic);
             header.setQueueId(queueId);
             header.setCommitOffset(offset);
-            MQClientAPIImpl api = admin.getDefaultMQAdminExtImpl().getMqClientInstance().getMQClientAPIImpl();
-            System.out.println("committing offset " + offset + " of " + topic + " queue " + queueId + " for " + group + " at " + addr);
+            System.out.println("committing offset " + offset + " of " + topic + " queue " + queueId + " for " + group + " at " + out.addr);
             boolean taken = false;
             while (true) {
                 try {
-                    api.updateConsumerOffset(addr, header, 3_000);
+                    out.api.updateConsumerOffset(out.addr, header, 3_000);
                     if (!taken) {
                         taken = true;
-                        Files.write(began, Long.toString(System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8));
+                        Outsider.stamp(began);
                         System.out.println("first stale commit taken");
                     }
                 } catch (Exception e) {
                     System.out.println("commit failed: " + e);
                 }
-                Thread.sleep(500);
+                Thread.sleep(Outsider.EVERY_MS);
             }
-        } finally {
-            admin.shutdown();
         }
     }
 }
