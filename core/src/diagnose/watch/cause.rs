@@ -123,9 +123,12 @@ impl<'a> Evidence<'a> {
             // Whose queue went with its member: the one last seen holding it, or the one whose own
             // strategy gives it the queue. The second is a member that stopped answering before any
             // round saw what it took (frozen right after a join): its share was last seen with the
-            // member that handed it over, which still answers, but nobody gave the share up.
+            // member that handed it over, which still answers, but nobody gave the share up. When
+            // no member's stated strategy gives the queue to anyone (the silent member never
+            // answered, so its strategy is unknown), the majority's strategy names it.
             let silent = |ids: &[String]| ids.iter().any(|o| !self.answering(o));
-            let owner_gone = self.offline || silent(last_owner) || silent(&row.expected);
+            let expected = if row.expected.is_empty() { &row.if_agreed } else { &row.expected };
+            let owner_gone = self.offline || silent(last_owner) || silent(expected);
             return Some(if owner_gone { Cause::MemberDown } else { Cause::Orphaned });
         }
         if has(FindingKind::OrderlyLockStuck) {

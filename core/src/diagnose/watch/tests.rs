@@ -233,6 +233,20 @@ fn a_share_whose_new_member_went_silent_before_a_round_saw_it_held_is_member_dow
 }
 
 #[test]
+fn a_share_of_a_member_silent_since_before_the_first_round_is_member_down() {
+    // As above, but the first round already finds b@1 frozen: it never stated its strategy, so no
+    // stated strategy gives 2 and 3 to anyone; a@1's (AVG, the majority's) gives them to b@1.
+    let only_a = |id: &str| (id == "a@1").then(|| Named::from_strategy(Arc::new(Averagely)));
+    let (mut s, _) = round(0, &["a@1", "b@1"], &[("a@1", &[0, 1])], [(0, 5); 4]);
+    s.clients.push(ClientState { client_id: "b@1".into(), running: None, error: Some("timeout".into()) });
+    let d = diagnose(&s, &only_a);
+    assert!(d.queues.iter().all(|r| r.queue != q(2) || r.expected.is_empty()), "b@1's strategy is unknown");
+    let v = GroupWatch::new(WatchRules::default()).observe(&s, &d);
+    assert_eq!(verdict_of(&v, 2).cause, Some(Cause::MemberDown), "b@1's share under the majority's strategy, b@1 silent");
+    assert_eq!(verdict_of(&v, 3).cause, Some(Cause::MemberDown));
+}
+
+#[test]
 fn what_a_duplicated_id_holds_is_double_held_and_the_share_it_leaves_is_orphaned() {
     // Two processes are a@1. AVG over the sorted list [a@1, a@1, b@1] gives a@1 (index 0) queues
     // 0 and 1, the second a@1 slot queue 2 and b@1 queue 3; both a@1 processes take 0 and 1 (the
