@@ -1,7 +1,5 @@
 package io.github.rocketmqrebalance.cluster;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 import org.apache.rocketmq.client.impl.MQClientAPIImpl;
@@ -43,9 +41,12 @@ final class Outsider implements AutoCloseable {
         }
     }
 
-    /** Writes the wall-clock time in milliseconds to {@code file}: the driver waits for it. */
+    /**
+     * Writes the wall-clock time in milliseconds to {@code file}, atomically: the driver reads it as
+     * soon as the file exists, and a plain write let it read an empty file once.
+     */
     static void stamp(Path file) throws Exception {
-        Files.write(file, Long.toString(System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8));
+        StateFile.writeAtomically(file, Long.toString(System.currentTimeMillis()));
     }
 
     @Override
