@@ -105,4 +105,12 @@ import json, sys
 for name, t in json.load(open(sys.argv[1]))["e2e_scenarios"].items():
     print(f"  {name:18} {t['seconds']:5d} s  lane {t['lane']}" + ("" if t["passed"] else "  FAILED"))
 PY
+# A failed scenario's reason once more, last: a CI log cut to its head and tail keeps it there.
+for out in "$work"/*.out; do
+  name=$(basename "$out" .out)
+  read -r _ rc < "$work/$name.time" 2> /dev/null || rc=1
+  [[ $rc == 0 ]] && continue
+  printf '\n=== %s failed: the last lines of its output\n' "$name"
+  tail -n 25 "$out"
+done
 exit "$failed"

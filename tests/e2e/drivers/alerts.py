@@ -67,7 +67,7 @@ from pathlib import Path
 from drivers.alert_record import CLIENT_REBALANCE, scaled_rules, scenario_test, write_and_test
 from drivers.inspect_liveness import GO_OURS, healthy_holding, poll
 from drivers.watch import Watch
-from fixtures.harness import Cluster, Processes, java, wait_for
+from fixtures.harness import Cluster, Processes, java, scenario_failures, wait_for
 from fixtures.push_group import QUEUES, Group, group_driver_args
 
 INTERVAL = 3  # s: watch's rounds, Prometheus's scrapes and rule evaluations
@@ -458,10 +458,8 @@ def main():
         for name in args.only:
             if name in results:
                 print(f"  {name}: {results[name]}", flush=True)
-        for name, e in failures.items():
-            print(f"FAILED {name}: {e}", flush=True)
         if failures:
-            raise SystemExit(1)
+            raise scenario_failures(failures)
         expected = {n: EXPECTED[f"GID_ALERT_{n.upper()}"] for n in args.only}
         wrong = {n: (sorted(fired[n]), sorted(want)) for n, want in expected.items() if fired[n] != want}
         strays = {g: sorted(a) for g, a in prom.fired_since(prom.started).items() if not g.startswith("GID_ALERT_")}

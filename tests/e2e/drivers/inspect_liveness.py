@@ -34,7 +34,7 @@ import subprocess
 import threading
 import time
 
-from fixtures.harness import Cluster, java, wait_for
+from fixtures.harness import Cluster, java, scenario_failures, wait_for
 from fixtures.push_group import Group, group_driver_args
 
 GO_OURS = 'GO=consistent_hash:{"virtual_node_count":10}'
@@ -230,10 +230,8 @@ def main():
             t.join()
     finally:
         cluster.stop()
-    for name, e in failures.items():
-        print(f"FAILED {name}: {e}", flush=True)
     if failures:
-        raise SystemExit(1)
+        raise scenario_failures(failures)
     if len(results) < len(SCENARIOS):
         print(f"scenarios passed: {sorted(results)}")
         return

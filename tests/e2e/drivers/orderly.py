@@ -256,13 +256,15 @@ def main():
         if r.error is not None:
             print(f"the {r.name} run did not finish its timeline: {r.error}")
     e, s = engine.result, stock.result
-    print(
+    summary = (
         f"orderly e2e: engine overlaps {e['overlaps']}, lost {e['lost']}, order violations {e['process_violations']}, inversions {e['inversions']}, "
         f"offset regressions {e['regressions']} | DefaultMQPushConsumer overlaps {s['overlaps']}, lost {s['lost']}, "
         f"order violations {s['process_violations']}, inversions {s['inversions']}, offset regressions {s['regressions']}"
     )
+    print(summary)
     if engine.error is not None or any(e[k] for k in ("overlaps", "lost", "process_violations", "inversions", "regressions")):
-        raise SystemExit(1)
+        # To stderr, which run_driver prints last: the reason survives a log cut to its tail.
+        raise SystemExit(f"FAILED: {summary}" + ("" if engine.error is None else f"; the engine's timeline did not finish: {engine.error}"))
 
 
 if __name__ == "__main__":

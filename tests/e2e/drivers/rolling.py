@@ -85,8 +85,12 @@ def main():
         if r.error is not None:
             print(f"the {r.name} run did not finish its timeline: {r.error}")
     e = runs[0].result
-    if runs[0].error is not None or any(e[k] for k in ("overlaps", "lost", "process_violations", "regressions")):
-        raise SystemExit(1)
+    bad = {k: e[k] for k in ("overlaps", "lost", "process_violations", "regressions") if e[k]}
+    if runs[0].error is not None or bad:
+        # To stderr, which run_driver prints last: the reason survives a log cut to its tail.
+        raise SystemExit(
+            f"FAILED: the engine's run: {bad or 'no violation'}" + ("" if runs[0].error is None else f"; its timeline did not finish: {runs[0].error}")
+        )
 
 
 if __name__ == "__main__":
